@@ -1,0 +1,18 @@
+package dev.tide.driver;
+
+/**
+ * A snapshot of a running job, as the client prints it and the AM reports it.
+ *
+ * @param stageIndex 1-based index of the stage now running (0 before the first)
+ * @param progress 0..1, tasks done over all tasks of the job
+ */
+public record JobStatus(String jobName, int stageIndex, int stageCount, int tasksDone,
+    int tasksTotal, int pendingTasks, int runningTasks, int executorsRunning,
+    int targetExecutors, float progress) {
+
+  /** One line for a terminal: {@code stage 1/2, tasks 12/40, executors 3 (target 4)}. */
+  public String describe() {
+    return String.format("stage %d/%d, tasks %d/%d, executors %d (target %d)", stageIndex,
+        stageCount, tasksDone, tasksTotal, executorsRunning, targetExecutors);
+  }
+}

@@ -1,0 +1,20 @@
+package dev.tide.executor;
+
+import java.util.List;
+
+/**
+ * The executor process's main class and arguments. The AM wraps them in a java command line
+ * ({@code {{JAVA_HOME}}/bin/java -Xmx... <main> <args> 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr}).
+ * The secret is not an argument: the executor reads it from its container credentials.
+ */
+public final class ExecutorCommand {
+  public static final String MAIN_CLASS = "dev.tide.executor.ExecutorMain";
+
+  private ExecutorCommand() {}
+
+  public static List<String> arguments(String driverHost, int driverPort, String executorId,
+      String appId, int cores) {
+    return List.of("--driver", driverHost + ":" + driverPort, "--executor-id", executorId,
+        "--app-id", appId, "--cores", Integer.toString(cores));
+  }
+}
