@@ -52,6 +52,14 @@ public final class Driver implements AutoCloseable {
     throw new UnsupportedOperationException();
   }
 
+  /**
+   * Fails the job from the cluster side (for example too many executor failures); {@link #run()}
+   * then returns a failure carrying {@code diagnostics}.
+   */
+  public void abort(String diagnostics) {
+    throw new UnsupportedOperationException();
+  }
+
   /** Records a cluster-side event in the application's event log (if one is configured). */
   public void logEvent(String event, String... keyValues) {
     throw new UnsupportedOperationException();
