@@ -1,9 +1,37 @@
 package dev.tide.driver;
 
+import dev.tide.driver.alloc.AllocationPolicy;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
+import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.events.EventLog;
+import dev.tide.driver.job.JobArgs;
+import dev.tide.driver.job.JobClasses;
+import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPlan;
+import dev.tide.driver.rpc.RpcChannels;
+import dev.tide.driver.rpc.RpcListener;
+import dev.tide.driver.rpc.RpcMessage;
+import dev.tide.driver.scheduler.JobScheduler;
+import io.netty.channel.Channel;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The driver of one Tide application: runs the job named in its configuration, schedules its
@@ -12,28 +40,99 @@ import org.apache.hadoop.conf.Configuration;
  *
  * <p>Lifecycle: {@link #start()} (RPC server up), then {@link #run()} (blocks until the job
  * ends), then {@link #close()}. The cluster side reports executor launches and exits through
- * {@link #executorLaunched} and {@link #executorExited}; both are thread-safe.
+ * {@link #executorLaunched} and {@link #executorExited}. Threading: one event-loop thread owns
+ * all scheduling state; RPC callbacks and the public methods post work to it.
  */
 public final class Driver implements AutoCloseable {
-  // TODO(lead): implementation in progress; signatures are the contract with am/.
+  private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
+  private static final long TICK_MILLIS = 100;
+  private static final long TIMELINE_MILLIS = 1000;
+
+  private final Configuration conf;
+  private final String appId;
+  private final byte[] secret;
+  private final ExecutorAllocationClient allocationClient;
+  private final LongSupplier clock;
+  private final ScheduledExecutorService loop;
+  private final RpcChannels rpc = new RpcChannels("tide-driver-rpc");
+  private final CompletableFuture<JobResult> result = new CompletableFuture<>();
+  private final AllocationPolicy policy;
+  private final int maxAttempts;
+
+  // Owned by the event loop.
+  private final Map<String, Channel> registered = new HashMap<>();
+  private final Map<Channel, String> channelToExecutor = new HashMap<>();
+  private final Map<String, InetSocketAddress> launched = new HashMap<>();
+  private final Set<String> removed = new HashSet<>();
+  private JobScheduler scheduler;
+  private JobPlan plan;
+  private EventLog events = EventLog.disabled();
+  private int lastTarget = -1;
+  private Map<String, Integer> lastHints = Map.of();
+  private long lastTimelineMillis;
+  private volatile JobStatus status;
+
   public Driver(Configuration jobConf, String appId, byte[] secret,
       ExecutorAllocationClient allocationClient) {
-    throw new UnsupportedOperationException();
+    this(jobConf, appId, secret, allocationClient, System::currentTimeMillis);
+  }
+
+  public Driver(Configuration jobConf, String appId, byte[] secret,
+      ExecutorAllocationClient allocationClient, LongSupplier clock) {
+    this.conf = new Configuration(jobConf);
+    this.appId = appId;
+    this.secret = secret.clone();
+    this.allocationClient = allocationClient;
+    this.clock = clock;
+    this.policy = new AllocationPolicy(AllocationPolicy.Settings.from(conf));
+    this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
+    this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "tide-driver");
+      t.setDaemon(true);
+      return t;
+    });
+    this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f);
   }
 
   /** Starts the RPC server; returns the address executors connect to. */
   public InetSocketAddress start() throws IOException {
-    throw new UnsupportedOperationException();
+    InetSocketAddress bound = rpc.listen(TideOptions.DRIVER_PORT.get(conf), appId, secret,
+        new RpcListener() {
+          @Override
+          public void onMessage(Channel channel, RpcMessage message) {
+            post(() -> handle(channel, message));
+          }
+
+          @Override
+          public void onClose(Channel channel) {
+            post(() -> channelClosed(channel));
+          }
+        });
+    LOG.info("Driver of {} listening for executors on port {}", appId, bound.getPort());
+    return bound;
   }
 
   /** Runs the job to its end; job failures are returned, not thrown. */
   public JobResult run() throws InterruptedException {
-    throw new UnsupportedOperationException();
+    post(this::startJob);
+    loop.scheduleWithFixedDelay(() -> {
+      try {
+        tick();
+      } catch (RuntimeException e) {
+        LOG.error("Driver tick failed", e);
+        finish(JobResult.failure("driver error: " + e));
+      }
+    }, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    try {
+      return result.get();
+    } catch (ExecutionException e) {
+      return JobResult.failure("driver error: " + e.getCause());
+    }
   }
 
   /** A consistent snapshot; safe from any thread. */
   public JobStatus status() {
-    throw new UnsupportedOperationException();
+    return status;
   }
 
   /**
@@ -41,7 +140,10 @@ public final class Driver implements AutoCloseable {
    * node's {@code tide_shuffle} service listens on {@code shufflePort}.
    */
   public void executorLaunched(String executorId, String host, int shufflePort) {
-    throw new UnsupportedOperationException();
+    post(() -> {
+      launched.put(executorId, InetSocketAddress.createUnresolved(host, shufflePort));
+      addIfReady(executorId);
+    });
   }
 
   /**
@@ -49,7 +151,7 @@ public final class Driver implements AutoCloseable {
    * (see DESIGN.md "Container outcome"); {@code diagnostics} says why it ended.
    */
   public void executorExited(String executorId, boolean failure, String diagnostics) {
-    throw new UnsupportedOperationException();
+    post(() -> executorGone(executorId, (failure ? "failed: " : "exited: ") + diagnostics));
   }
 
   /**
@@ -57,14 +159,225 @@ public final class Driver implements AutoCloseable {
    * then returns a failure carrying {@code diagnostics}.
    */
   public void abort(String diagnostics) {
-    throw new UnsupportedOperationException();
+    post(() -> finish(JobResult.failure(diagnostics)));
   }
 
   /** Records a cluster-side event in the application's event log (if one is configured). */
   public void logEvent(String event, String... keyValues) {
-    throw new UnsupportedOperationException();
+    post(() -> events.record(event, (Object[]) keyValues));
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    post(() -> {
+      for (Channel channel : registered.values()) {
+        RpcChannels.send(channel, new RpcMessage.Shutdown("application " + appId + " ended"));
+      }
+      events.close();
+    });
+    loop.shutdown();
+    try {
+      loop.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    rpc.close();
+  }
+
+  private void post(Runnable work) {
+    try {
+      loop.execute(() -> {
+        try {
+          work.run();
+        } catch (RuntimeException e) {
+          LOG.error("Driver event failed", e);
+          finish(JobResult.failure("driver error: " + e));
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      LOG.debug("Driver stopped; dropping an event");
+    }
+  }
+
+  private void startJob() {
+    String jobName = TideOptions.JOB.get(conf);
+    try {
+      events = EventLog.open(conf, TideOptions.EVENT_LOG_DIR.get(conf), appId, clock);
+      List<String> args = JobArgs.decode(TideOptions.JOB_ARGS.get(conf));
+      plan = JobClasses.newJob(jobName).plan(new JobContext(conf, args));
+      JobOutput.prepare(conf, plan.outputPath());
+    } catch (Exception e) {
+      LOG.error("Job {} could not start", jobName, e);
+      finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
+      return;
+    }
+    AllocationPolicy.Settings s = policy.settings();
+    LOG.info("Job {}: {} map tasks, {} reduce tasks; executors: cores {}, dynamic allocation {}"
+        + " (min {}, max {}, idle timeout {} ms)", plan.name(), plan.splits().size(),
+        plan.reducers(), s.tasksPerExecutor(), s.enabled(), s.minExecutors(),
+        s.maxExecutors() == Integer.MAX_VALUE ? "unlimited" : s.maxExecutors(),
+        s.idleTimeoutMillis());
+    events.record("jobStart", "app", appId, "job", plan.name(), "maps", plan.splits().size(),
+        "reduces", plan.reducers());
+    scheduler = new JobScheduler(plan, s.tasksPerExecutor(), maxAttempts, clock, events);
+    for (String id : registered.keySet()) {
+      addIfReady(id);
+    }
+    tick();
+  }
+
+  private void handle(Channel channel, RpcMessage message) {
+    if (message instanceof RpcMessage.RegisterExecutor m) {
+      register(channel, m);
+    } else if (message instanceof RpcMessage.TaskStatus m) {
+      if (scheduler != null && channelToExecutor.containsKey(channel)) {
+        scheduler.taskEnded(m.outcome());
+        afterChange();
+      }
+    } else {
+      LOG.warn("Unexpected {} from {}; closing", message.getClass().getSimpleName(),
+          channel.remoteAddress());
+      channel.close();
+    }
+  }
+
+  private void register(Channel channel, RpcMessage.RegisterExecutor m) {
+    String id = m.executorId();
+    if (registered.containsKey(id) || removed.contains(id) || result.isDone()) {
+      RpcChannels.send(channel, new RpcMessage.RegisterRejected("executor " + id
+          + (result.isDone() ? ": the job is over" : " is already registered or was removed")));
+      return;
+    }
+    registered.put(id, channel);
+    channelToExecutor.put(channel, id);
+    RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
+    LOG.info("Executor {} registered from {} ({} cores)", id, m.host(), m.cores());
+    events.record("executorRegistered", "executor", id, "host", m.host());
+    addIfReady(id);
+  }
+
+  private void addIfReady(String id) {
+    InetSocketAddress shuffle = launched.get(id);
+    if (scheduler == null || shuffle == null || !registered.containsKey(id)) {
+      return;
+    }
+    scheduler.executorAdded(id, shuffle.getHostString(), shuffle.getPort());
+    events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
+        "shufflePort", shuffle.getPort());
+    afterChange();
+  }
+
+  private void channelClosed(Channel channel) {
+    String id = channelToExecutor.remove(channel);
+    if (id != null) {
+      executorGone(id, "its connection to the driver closed");
+    }
+  }
+
+  private void executorGone(String id, String reason) {
+    boolean known = registered.containsKey(id) || launched.containsKey(id);
+    Channel channel = registered.remove(id);
+    if (channel != null) {
+      channelToExecutor.remove(channel);
+      channel.close();
+    }
+    launched.remove(id);
+    if (known && removed.add(id)) {
+      LOG.info("Executor {} removed: {}", id, reason);
+      events.record("executorRemoved", "executor", id, "reason", reason);
+    }
+    if (scheduler != null) {
+      scheduler.executorLost(id, reason);
+      afterChange();
+    }
+  }
+
+  private void tick() {
+    if (scheduler == null || result.isDone()) {
+      return;
+    }
+    long now = clock.getAsLong();
+    AllocationPolicy.Decision decision = policy.evaluate(now, scheduler.pendingTasks(),
+        scheduler.runningTasks(), scheduler.activeExecutors(), scheduler.idleExecutors());
+    Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
+    if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
+      if (decision.targetExecutors() != lastTarget) {
+        LOG.info("Target executors {} -> {} ({} pending, {} running tasks)", Math.max(lastTarget,
+            0), decision.targetExecutors(), scheduler.pendingTasks(), scheduler.runningTasks());
+      }
+      lastTarget = decision.targetExecutors();
+      lastHints = hints;
+      allocationClient.requestTotalExecutors(lastTarget, scheduler.localityAwareTasks(), hints);
+    }
+    if (!decision.executorsToRemove().isEmpty()) {
+      LOG.info("Removing idle executors {}", decision.executorsToRemove());
+      scheduler.markPendingRemoval(decision.executorsToRemove());
+      for (String id : decision.executorsToRemove()) {
+        events.record("executorIdleRemoval", "executor", id);
+      }
+      allocationClient.killExecutors(decision.executorsToRemove());
+    }
+    if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
+      lastTimelineMillis = now;
+      events.record("timeline", "target", lastTarget, "executors", scheduler.activeExecutors(),
+          "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
+    }
+    updateStatus();
+  }
+
+  private void afterChange() {
+    if (scheduler == null || result.isDone()) {
+      return;
+    }
+    for (JobScheduler.Assignment a : scheduler.assignTasks()) {
+      Channel channel = registered.get(a.executorId());
+      RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
+    }
+    if (scheduler.failure().isPresent()) {
+      finish(JobResult.failure(scheduler.failure().get()));
+    } else if (scheduler.isDone()) {
+      try {
+        JobOutput.commit(conf, plan.outputPath());
+        finish(JobResult.success("job " + plan.name() + " finished: " + scheduler.tasksTotal()
+            + " tasks"));
+      } catch (IOException e) {
+        finish(JobResult.failure("committing the output of job " + plan.name() + " failed: "
+            + e.getMessage()));
+      }
+    }
+    updateStatus();
+  }
+
+  private void finish(JobResult jobResult) {
+    if (result.isDone()) {
+      return;
+    }
+    LOG.info("Job {}: {}", jobResult.succeeded() ? "succeeded" : "failed",
+        jobResult.diagnostics());
+    events.record("jobEnd", "succeeded", jobResult.succeeded(), "diagnostics",
+        jobResult.diagnostics());
+    updateStatus();
+    allocationClient.requestTotalExecutors(0, 0, Map.of());
+    result.complete(jobResult);
+  }
+
+  private void updateStatus() {
+    if (scheduler == null) {
+      return;
+    }
+    int total = scheduler.tasksTotal();
+    status = new JobStatus(plan.name(), scheduler.stageIndex(), 2, scheduler.tasksDone(), total,
+        scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
+        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total);
+  }
+
+  private byte[] confBytes() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      conf.write(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
 }

@@ -1,0 +1,31 @@
+package dev.tide.driver.scheduler;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How a task attempt ended, as its executor reports it.
+ *
+ * @param lostMapIds for a fetch failure: the map outputs that could not be read
+ * @param metrics small counters for the event log (bytes fetched, fetch start time ...)
+ */
+public record TaskOutcome(long taskId, State state, String message, String fetchHost,
+    int fetchPort, boolean wholeServiceLost, List<Integer> lostMapIds,
+    Map<String, Long> metrics) {
+
+  /** The end state of an attempt. */
+  public enum State { SUCCEEDED, FAILED, FETCH_FAILED }
+
+  public TaskOutcome {
+    lostMapIds = List.copyOf(lostMapIds);
+    metrics = Map.copyOf(metrics);
+  }
+
+  public static TaskOutcome succeeded(long taskId, Map<String, Long> metrics) {
+    return new TaskOutcome(taskId, State.SUCCEEDED, "", "", 0, false, List.of(), metrics);
+  }
+
+  public static TaskOutcome failed(long taskId, String message) {
+    return new TaskOutcome(taskId, State.FAILED, message, "", 0, false, List.of(), Map.of());
+  }
+}
