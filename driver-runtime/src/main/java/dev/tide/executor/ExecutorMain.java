@@ -1,0 +1,65 @@
+package dev.tide.executor;
+
+import dev.tide.driver.AppSecret;
+import dev.tide.driver.conf.TideOptions;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Entry point of an executor container: {@code ExecutorMain --driver host:port --executor-id N
+ * --app-id ID --cores C}. The secret comes from the container's credentials, the local dirs from
+ * {@code LOCAL_DIRS}, the host from {@code NM_HOST}. Exits 0 when the driver says so, 1 when the
+ * driver is gone or refuses it.
+ */
+public final class ExecutorMain {
+  private ExecutorMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> flags = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      flags.put(args[i], args[i + 1]);
+    }
+    String driver = require(flags, "--driver");
+    int colon = driver.lastIndexOf(':');
+    String host = System.getenv("NM_HOST");
+    if (host == null || host.isEmpty()) {
+      host = InetAddress.getLocalHost().getCanonicalHostName();
+    }
+    List<Path> localDirs = new ArrayList<>();
+    String env = System.getenv("LOCAL_DIRS");
+    if (env == null || env.isEmpty()) {
+      System.err.println("LOCAL_DIRS is not set: an executor must run in a YARN container");
+      System.exit(2);
+    }
+    for (String dir : env.split(",")) {
+      localDirs.add(Path.of(dir));
+    }
+    long registrationTimeout = Long.parseLong(flags.getOrDefault("--registration-timeout-ms",
+        Long.toString(TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(
+            new org.apache.hadoop.conf.Configuration(false)).toMillis())));
+    ExecutorBackend.Settings settings = new ExecutorBackend.Settings(
+        driver.substring(0, colon), Integer.parseInt(driver.substring(colon + 1)),
+        require(flags, "--executor-id"), require(flags, "--app-id"),
+        Integer.parseInt(require(flags, "--cores")), AppSecret.fromCurrentUser(), localDirs,
+        host, registrationTimeout);
+    int code;
+    try (ExecutorBackend backend = new ExecutorBackend(settings)) {
+      code = backend.run();
+    }
+    System.exit(code);
+  }
+
+  private static String require(Map<String, String> flags, String name) {
+    String value = flags.get(name);
+    if (value == null) {
+      System.err.println("missing " + name + "; usage: ExecutorMain --driver host:port"
+          + " --executor-id ID --app-id APP --cores N");
+      System.exit(2);
+    }
+    return value;
+  }
+}
