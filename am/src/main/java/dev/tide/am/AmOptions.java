@@ -1,0 +1,99 @@
+package dev.tide.am;
+
+import static dev.tide.driver.conf.ConfigOption.durationOption;
+import static dev.tide.driver.conf.ConfigOption.intOption;
+import static dev.tide.driver.conf.ConfigOption.memoryMbOption;
+import static dev.tide.driver.conf.ConfigOption.stringOption;
+
+import dev.tide.driver.conf.ConfigOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Every setting of the submission client and the ApplicationMaster, with its default and
+ * validation. Executor settings live in {@link dev.tide.driver.conf.TideOptions}. Reading a bad
+ * value throws an IllegalArgumentException naming the key and the value; {@link #validate} reads
+ * them all once at start-up.
+ */
+public final class AmOptions {
+  private AmOptions() {}
+
+  public static final ConfigOption<Integer> AM_MEMORY_MB =
+      memoryMbOption("tide.am.memory", "512m", 32, "Heap of the ApplicationMaster (driver) JVM.");
+  public static final ConfigOption<Integer> AM_MEMORY_OVERHEAD_MB =
+      memoryMbOption("tide.am.memoryOverhead", "256m", 0,
+          "AM container memory beyond its heap.");
+  public static final ConfigOption<Integer> AM_CORES =
+      intOption("tide.am.cores", 1, 1, "Virtual cores of the ApplicationMaster container.");
+  public static final ConfigOption<String> AM_JAVA_OPTS =
+      stringOption("tide.am.javaOpts", "", "Extra JVM options for the ApplicationMaster.");
+  public static final ConfigOption<String> QUEUE =
+      stringOption("tide.queue", "default", "YARN queue the application is submitted to.");
+  public static final ConfigOption<String> APP_NAME =
+      stringOption("tide.app.name", "", "Application name shown by YARN; empty means"
+          + " 'tide <job>'.");
+  public static final ConfigOption<String> STAGING_DIR =
+      stringOption("tide.yarn.stagingDir", "", "Directory (default FileSystem) where the client"
+          + " stages the app jar and tide-job.xml, one subdirectory per application; empty means"
+          + " .tide-staging under the user's home directory.");
+  public static final ConfigOption<String> CONTAINER_CLASSPATH =
+      stringOption("tide.yarn.container.classpath", "", "When set, no jar is staged and every"
+          + " container (AM and executors) uses exactly this CLASSPATH. For tests and the"
+          + " embedded demo, which run from class directories.");
+  public static final ConfigOption<Duration> CLIENT_POLL_INTERVAL =
+      durationOption("tide.client.pollInterval", "1s",
+          "How often the client asks YARN and the AM for state and progress.");
+
+  /**
+   * Set by the client in tide-job.xml, never by users: the fully qualified path of the staged
+   * app jar, which the AM localizes for its executors. Absent when no jar was staged.
+   */
+  public static final String STAGED_JAR_KEY = "tide.yarn.internal.stagedJar";
+
+  public static List<ConfigOption<?>> all() {
+    return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,
+        STAGING_DIR, CONTAINER_CLASSPATH, CLIENT_POLL_INTERVAL);
+  }
+
+  /**
+   * Reads every option once so that a bad value fails at start-up.
+   *
+   * @throws IllegalArgumentException naming the first bad key and its value
+   */
+  public static void validate(Configuration conf) {
+    for (ConfigOption<?> option : all()) {
+      option.get(conf);
+    }
+    if (QUEUE.get(conf).isEmpty()) {
+      throw new IllegalArgumentException("bad value for " + QUEUE.key() + " = '"
+          + conf.get(QUEUE.key()) + "': must not be empty");
+    }
+    if (CLIENT_POLL_INTERVAL.get(conf).isZero()) {
+      throw new IllegalArgumentException("bad value for " + CLIENT_POLL_INTERVAL.key() + " = '"
+          + conf.get(CLIENT_POLL_INTERVAL.key()) + "': must be positive");
+    }
+  }
+
+  /** The application name: {@code tide.app.name}, or {@code tide <job>} when unset. */
+  public static String appName(Configuration conf, String job) {
+    String name = APP_NAME.get(conf);
+    return name.isEmpty() ? "tide " + job : name;
+  }
+
+  /** The fixed container CLASSPATH, if {@code tide.yarn.container.classpath} is set. */
+  public static Optional<String> containerClasspath(Configuration conf) {
+    String classpath = CONTAINER_CLASSPATH.get(conf);
+    return classpath.isEmpty() ? Optional.empty() : Optional.of(classpath);
+  }
+
+  /** The staging root, qualified in {@code fs}. */
+  public static Path stagingDir(Configuration conf, FileSystem fs) {
+    String dir = STAGING_DIR.get(conf);
+    Path path = dir.isEmpty() ? new Path(fs.getHomeDirectory(), ".tide-staging") : new Path(dir);
+    return fs.makeQualified(path);
+  }
+}

@@ -1,0 +1,47 @@
+package dev.tide.am;
+
+import dev.tide.driver.Driver;
+
+/**
+ * What the YARN allocator tells the driver: executors launched and exited, a fatal cluster-side
+ * failure, and events for the event log. A narrow view of {@link Driver} so the allocator can be
+ * tested with a hand-written fake. Implementations must be thread-safe and return quickly.
+ */
+public interface DriverCallbacks {
+  /** An executor's container was started; it will register under {@code executorId}. */
+  void executorLaunched(String executorId, String host, int shufflePort);
+
+  /** A launched executor's container ended. */
+  void executorExited(String executorId, boolean failure, String diagnostics);
+
+  /** The application cannot go on (for example too many executor failures). */
+  void abort(String diagnostics);
+
+  /** Records a cluster-side event: {@code keyValues} alternate key and value. */
+  void logEvent(String event, String... keyValues);
+
+  /** Adapts a real driver. */
+  static DriverCallbacks of(Driver driver) {
+    return new DriverCallbacks() {
+      @Override
+      public void executorLaunched(String executorId, String host, int shufflePort) {
+        driver.executorLaunched(executorId, host, shufflePort);
+      }
+
+      @Override
+      public void executorExited(String executorId, boolean failure, String diagnostics) {
+        driver.executorExited(executorId, failure, diagnostics);
+      }
+
+      @Override
+      public void abort(String diagnostics) {
+        driver.abort(diagnostics);
+      }
+
+      @Override
+      public void logEvent(String event, String... keyValues) {
+        driver.logEvent(event, keyValues);
+      }
+    };
+  }
+}

@@ -1,0 +1,87 @@
+package dev.tide.am;
+
+import dev.tide.driver.AppSecret;
+import dev.tide.driver.conf.TideOptions;
+import dev.tide.executor.ExecutorCommand;
+import dev.tide.shuffle.ShuffleServiceMetadata;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.DataOutputBuffer;
+import org.apache.hadoop.security.Credentials;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+
+/**
+ * Builds the launch context of one executor container: the java command of
+ * {@link ExecutorCommand}, the CLASSPATH of {@link ContainerCommands#classpath}, the staged app
+ * jar (when staged), tokens holding only the application secret (never the AM's own tokens),
+ * and the secret as service data for {@code tide_shuffle}.
+ *
+ * <p>Immutable after construction and thread-safe; each call returns a fresh context.
+ */
+public final class ExecutorLaunchContexts {
+  private final String appId;
+  private final String driverHost;
+  private final int driverPort;
+  private final int executorCores;
+  private final int executorMemoryMb;
+  private final String javaOpts;
+  private final String classpath;
+  private final Optional<LocalResource> appJar;
+  private final byte[] secret;
+  private final byte[] tokens;
+
+  /**
+   * @param appJar the staged jar as a local resource, or empty when containers use
+   *     {@code tide.yarn.container.classpath}
+   */
+  public ExecutorLaunchContexts(Configuration conf, String appId, String driverHost,
+      int driverPort, byte[] secret, Optional<LocalResource> appJar) {
+    this.appId = appId;
+    this.driverHost = driverHost;
+    this.driverPort = driverPort;
+    this.executorCores = TideOptions.EXECUTOR_CORES.get(conf);
+    this.executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
+    this.javaOpts = TideOptions.EXECUTOR_JAVA_OPTS.get(conf);
+    this.classpath = ContainerCommands.classpath(conf);
+    this.appJar = appJar;
+    this.secret = secret.clone();
+    this.tokens = serialize(AppSecret.asCredentials(secret));
+  }
+
+  /** The java command line of executor {@code executorId}. */
+  public String command(String executorId) {
+    List<String> args =
+        ExecutorCommand.arguments(driverHost, driverPort, executorId, appId, executorCores);
+    return ContainerCommands.javaCommand(executorMemoryMb, javaOpts, ExecutorCommand.MAIN_CLASS,
+        args);
+  }
+
+  public ContainerLaunchContext create(String executorId) {
+    Map<String, LocalResource> localResources =
+        appJar.map(jar -> Map.of(ContainerCommands.APP_JAR, jar)).orElse(Map.of());
+    Map<String, String> environment = Map.of(Environment.CLASSPATH.name(), classpath);
+    Map<String, ByteBuffer> serviceData =
+        Map.of(ShuffleServiceMetadata.SERVICE_NAME, ByteBuffer.wrap(secret.clone()));
+    return ContainerLaunchContext.newInstance(localResources, environment,
+        List.of(command(executorId)), serviceData, ByteBuffer.wrap(tokens.clone()), null);
+  }
+
+  /** Credentials in the token-file format YARN hands to containers. */
+  static byte[] serialize(Credentials credentials) {
+    try (DataOutputBuffer out = new DataOutputBuffer()) {
+      credentials.writeTokenStorageToStream(out);
+      byte[] bytes = new byte[out.getLength()];
+      System.arraycopy(out.getData(), 0, bytes, 0, out.getLength());
+      return bytes;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serialize container credentials", e);
+    }
+  }
+}

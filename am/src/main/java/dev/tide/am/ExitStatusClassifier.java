@@ -1,0 +1,68 @@
+package dev.tide.am;
+
+import dev.tide.am.ContainerOutcome.Kind;
+import dev.tide.driver.conf.TideOptions;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+
+/**
+ * The classification of DESIGN.md "Container outcome": containers released by the AM and
+ * containers YARN took away (PREEMPTED, KILLED_BY_RESOURCEMANAGER, KILLED_AFTER_APP_COMPLETION,
+ * ABORTED, DISKS_FAILED) are not failures; containers killed for exceeding physical or virtual
+ * memory are not failures either, but the diagnostics name the setting to raise; every other
+ * exit status is an executor failure. {@code KILLED_BY_APPMASTER} counts as released by the AM.
+ * Immutable and thread-safe.
+ */
+public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
+  private final int executorMemoryMb;
+  private final int memoryOverheadMb;
+
+  /** Memory settings in MiB, quoted in the advice for containers killed for memory. */
+  public ExitStatusClassifier(int executorMemoryMb, int memoryOverheadMb) {
+    this.executorMemoryMb = executorMemoryMb;
+    this.memoryOverheadMb = memoryOverheadMb;
+  }
+
+  @Override
+  public ContainerOutcome classify(int exitStatus, String yarnDiagnostics, boolean releasedByAm) {
+    String yarnText = yarnDiagnostics == null || yarnDiagnostics.isBlank()
+        ? "" : ": " + yarnDiagnostics.trim();
+    if (releasedByAm || exitStatus == ContainerExitStatus.KILLED_BY_APPMASTER) {
+      return new ContainerOutcome(Kind.RELEASED_BY_AM, false,
+          "released by the ApplicationMaster (exit status " + exitStatus + ")");
+    }
+    switch (exitStatus) {
+      case ContainerExitStatus.PREEMPTED:
+        return lost("preempted by YARN", exitStatus, yarnText);
+      case ContainerExitStatus.KILLED_BY_RESOURCEMANAGER:
+        return lost("killed by the ResourceManager", exitStatus, yarnText);
+      case ContainerExitStatus.KILLED_AFTER_APP_COMPLETION:
+        return lost("killed after the application completed", exitStatus, yarnText);
+      case ContainerExitStatus.ABORTED:
+        return lost("aborted by YARN (container released or node lost)", exitStatus, yarnText);
+      case ContainerExitStatus.DISKS_FAILED:
+        return lost("lost to failed disks on its node", exitStatus, yarnText);
+      case ContainerExitStatus.KILLED_EXCEEDED_PMEM:
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, false,
+            "killed by YARN for exceeding its physical memory limit (exit status " + exitStatus
+            + "); raise " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
+            + memoryOverheadMb + "m) for memory used outside the heap, or "
+            + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
+            + yarnText);
+      case ContainerExitStatus.KILLED_EXCEEDED_VMEM:
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, false,
+            "killed by YARN for exceeding its virtual memory limit (exit status " + exitStatus
+            + "); raise " + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb
+            + "m) or " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
+            + memoryOverheadMb + "m), or ask the cluster admin about"
+            + " yarn.nodemanager.vmem-pmem-ratio" + yarnText);
+      default:
+        return new ContainerOutcome(Kind.EXECUTOR_FAILED, true,
+            "executor exited with status " + exitStatus + yarnText);
+    }
+  }
+
+  private static ContainerOutcome lost(String what, int exitStatus, String yarnText) {
+    return new ContainerOutcome(Kind.LOST_TO_CLUSTER, false,
+        what + " (exit status " + exitStatus + ")" + yarnText);
+  }
+}
