@@ -1,0 +1,115 @@
+package dev.tide.it;
+
+import dev.tide.shuffle.ShuffleServiceMetadata;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.MiniYARNCluster;
+
+/**
+ * An in-process Hadoop: a MiniDFSCluster and a MiniYARNCluster whose NodeManagers load the real
+ * {@code tide_shuffle} aux service. Used by the integration tests and the embedded demo.
+ * {@link #clientConf()} is what a user's client would read from its Hadoop conf dir; containers
+ * get the same settings from a conf directory first on their classpath (see shared/TESTING.md).
+ */
+public final class EmbeddedCluster implements AutoCloseable {
+  private final MiniDFSCluster dfs;
+  private final MiniYARNCluster yarn;
+  private final Path confDir;
+  private final Configuration clientConf;
+
+  private EmbeddedCluster(MiniDFSCluster dfs, MiniYARNCluster yarn, Path confDir,
+      Configuration clientConf) {
+    this.dfs = dfs;
+    this.yarn = yarn;
+    this.confDir = confDir;
+    this.clientConf = clientConf;
+  }
+
+  /** Starts HDFS (one DataNode) and YARN with {@code nodeManagers} NodeManagers. */
+  public static EmbeddedCluster start(String name, int nodeManagers, Path workDir)
+      throws IOException {
+    Files.createDirectories(workDir);
+    Configuration conf = new YarnConfiguration();
+    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, workDir.resolve("dfs").toString());
+    conf.setLong("dfs.blocksize", 1024 * 1024);
+    conf.setInt("dfs.replication", 1);
+    MiniDFSCluster dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
+    dfs.waitActive();
+    conf.set("fs.defaultFS", dfs.getFileSystem().getUri().toString());
+
+    conf.set("yarn.nodemanager.aux-services", ShuffleServiceMetadata.SERVICE_NAME);
+    conf.set("yarn.nodemanager.aux-services." + ShuffleServiceMetadata.SERVICE_NAME + ".class",
+        "dev.tide.shuffle.yarn.TideShuffleService");
+    conf.setInt("tide.shuffle.port", 0); // all NodeManagers share this JVM
+    conf.setInt("yarn.nodemanager.log.retain-seconds", 0);
+    conf.setInt("yarn.nodemanager.delete.debug-delay-sec", 0);
+    conf.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 200);
+    conf.setFloat(
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 99f);
+    conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
+    conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
+    conf.setInt("yarn.nodemanager.resource.memory-mb", 2048);
+    conf.setInt("yarn.nodemanager.resource.cpu-vcores", 8);
+    conf.setInt("yarn.scheduler.minimum-allocation-mb", 128);
+    conf.setInt("yarn.nodemanager.process-kill-wait.ms", 500);
+    conf.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 250);
+    conf.setBoolean("yarn.scheduler.include-port-in-node-name", true);
+    conf.setInt("yarn.resourcemanager.am.max-attempts", 1);
+    MiniYARNCluster yarn = new MiniYARNCluster(name, nodeManagers, 1, 1);
+    yarn.init(conf);
+    yarn.start();
+
+    Configuration clientConf = new YarnConfiguration(yarn.getConfig());
+    clientConf.set("fs.defaultFS", conf.get("fs.defaultFS"));
+    Path confDir = workDir.resolve("container-conf");
+    Files.createDirectories(confDir);
+    writeXml(clientConf, confDir.resolve("yarn-site.xml").toFile());
+    writeXml(clientConf, confDir.resolve("core-site.xml").toFile());
+    clientConf.set("tide.yarn.container.classpath",
+        confDir + File.pathSeparator + System.getProperty("java.class.path"));
+    // Small JVMs: see shared/TESTING.md.
+    clientConf.set("tide.am.memory", "256m");
+    clientConf.set("tide.executor.memory", "128m");
+    clientConf.set("tide.executor.memoryOverhead", "128m");
+    clientConf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    clientConf.set("tide.am.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    return new EmbeddedCluster(dfs, yarn, confDir, clientConf);
+  }
+
+  private static void writeXml(Configuration conf, File file) throws IOException {
+    try (OutputStream out = new FileOutputStream(file)) {
+      conf.writeXml(out);
+    }
+  }
+
+  /** A fresh copy of the settings a client of this cluster uses. */
+  public Configuration clientConf() {
+    return new Configuration(clientConf);
+  }
+
+  public FileSystem fileSystem() throws IOException {
+    return dfs.getFileSystem();
+  }
+
+  public MiniYARNCluster yarn() {
+    return yarn;
+  }
+
+  public Path confDir() {
+    return confDir;
+  }
+
+  @Override
+  public void close() {
+    yarn.stop();
+    dfs.shutdown();
+  }
+}

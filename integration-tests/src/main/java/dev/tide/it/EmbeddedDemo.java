@@ -1,0 +1,108 @@
+package dev.tide.it;
+
+import dev.tide.driver.events.EventLine;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * The one-command try-out: starts an in-process MiniDFSCluster and a MiniYARNCluster with three
+ * NodeManagers loading {@code tide_shuffle}, generates text, runs {@code wordcount} and then a
+ * {@code sleep} job with dynamic allocation, and prints the results and an executor timeline.
+ * Run it with {@code ./tide-demo} from the repository root.
+ */
+public final class EmbeddedDemo {
+  private static final String EVENTS = "/tide-events";
+
+  private EmbeddedDemo() {}
+
+  public static void main(String[] args) throws Exception {
+    long start = System.nanoTime();
+    Path work = Path.of(args.length > 0 ? args[0] : "target/tide-demo");
+    say("Starting HDFS and YARN (3 NodeManagers with the tide_shuffle aux service) in " + work);
+    try (EmbeddedCluster cluster = EmbeddedCluster.start("tide-demo", 3, work)) {
+      FileSystem fs = cluster.fileSystem();
+      fs.delete(new org.apache.hadoop.fs.Path("/demo"), true);
+      say("Generating 4 MB of text in hdfs:///demo/in");
+      Map<String, Long> expected = TextGenerator.write(fs, new org.apache.hadoop.fs.Path(
+          "/demo/in"), 4, 1_000_000, 7);
+
+      Configuration conf = cluster.clientConf();
+      conf.set("tide.eventLog.dir", EVENTS);
+      conf.set("tide.dynamicAllocation.maxExecutors", "8");
+      conf.set("tide.dynamicAllocation.executorIdleTimeout", "3s");
+
+      say("$ tide wordcount /demo/in /demo/out");
+      JobRun wordcount = Submitter.run(conf, System.out, "wordcount", "/demo/in", "/demo/out");
+      if (wordcount.exitCode() != 0) {
+        throw new IllegalStateException("wordcount failed:\n" + wordcount.output());
+      }
+      printTopWords(fs, expected);
+      say(String.format("wordcount took %.1f s from submit to finish", wordcount.wallMillis()
+          / 1000.0));
+
+      say("$ tide sleep -m 24 -r 2 -mt 1500 -rt 4000 -b 1048576");
+      JobRun sleep = Submitter.run(conf, System.out, "sleep", "-m", "24", "-r", "2", "-mt",
+          "1500", "-rt", "4000", "-b", "1048576");
+      if (sleep.exitCode() != 0) {
+        throw new IllegalStateException("sleep failed:\n" + sleep.output());
+      }
+      List<EventLine> events = sleep.events(fs, EVENTS);
+      printTimeline(events);
+      say(String.format("sleep took %.1f s from submit to finish", sleep.wallMillis() / 1000.0));
+    }
+    say(String.format("Demo done in %.1f s", (System.nanoTime() - start) / 1e9));
+    System.exit(0);
+  }
+
+  private static void printTopWords(FileSystem fs, Map<String, Long> expected) throws Exception {
+    List<String[]> rows = new ArrayList<>();
+    long words = 0;
+    for (FileStatus part : fs.globStatus(new org.apache.hadoop.fs.Path("/demo/out/part-*"))) {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(fs.open(part.getPath()),
+          StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          rows.add(line.split("\t"));
+          words++;
+        }
+      }
+    }
+    rows.sort((a, b) -> Long.compare(Long.parseLong(b[1]), Long.parseLong(a[1])));
+    System.out.println("Top words (of " + words + " distinct):");
+    for (int i = 0; i < Math.min(5, rows.size()); i++) {
+      String[] row = rows.get(i);
+      boolean ok = Long.valueOf(row[1]).equals(expected.get(row[0]));
+      System.out.printf("  %-8s %8s  %s%n", row[0], row[1], ok ? "(matches the input)"
+          : "(MISMATCH: expected " + expected.get(row[0]) + ")");
+    }
+  }
+
+  /** Prints time, target, executors and pending tasks, one row per timeline sample. */
+  static void printTimeline(List<EventLine> events) {
+    List<EventLine> samples = JobRun.named(events, "timeline");
+    if (samples.isEmpty()) {
+      return;
+    }
+    long t0 = samples.get(0).timeMillis();
+    System.out.println("Executor timeline of the sleep job:");
+    System.out.println("  time   target  executors  pending  running  executors");
+    for (EventLine s : samples) {
+      int executors = Integer.parseInt(s.get("executors"));
+      System.out.printf("  %5.1fs %6s %10d %8s %8s  %s%n", (s.timeMillis() - t0) / 1000.0,
+          s.get("target"), executors, s.get("pendingTasks"), s.get("runningTasks"),
+          "#".repeat(executors));
+    }
+  }
+
+  private static void say(String message) {
+    System.out.println("[tide-demo] " + message);
+  }
+}

@@ -1,0 +1,304 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.events.EventLine;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.MapOutputCommitter;
+import dev.tide.shuffle.ShuffleLayout;
+import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.shuffle.client.ShuffleFetchException;
+import java.nio.ByteBuffer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
+import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEvent;
+import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEventType;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Whole-system scenarios on a MiniYARNCluster (3 NodeManagers loading the real tide_shuffle
+ * service) and a MiniDFSCluster: jobs submitted through the real client, AM and executor JVMs in
+ * real containers.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class EndToEndTest {
+  private static final String EVENTS = "/tide-events";
+  private static EmbeddedCluster cluster;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.start("tide-e2e", 3, Path.of("target", "e2e-cluster"));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Configuration jobConf() {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.eventLog.dir", EVENTS);
+    conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
+    return conf;
+  }
+
+  @Test
+  void wordcountOverHdfsGivesExactlyTheCountsOfTheInput() throws Exception {
+    FileSystem fs = cluster.fileSystem();
+    Map<String, Long> expected = TextGenerator.write(fs, new org.apache.hadoop.fs.Path("/wc/in"),
+        3, 1_500_000, 42);
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "4");
+    conf.set("tide.wordcount.reducers", "3");
+
+    JobRun run = Submitter.run(conf, System.out, "wordcount", "/wc/in", "/wc/out");
+
+    assertEquals(0, run.exitCode(), run.output());
+    assertTrue(fs.exists(new org.apache.hadoop.fs.Path("/wc/out/_SUCCESS")));
+    Map<String, Long> actual = new TreeMap<>();
+    for (FileStatus part : fs.globStatus(new org.apache.hadoop.fs.Path("/wc/out/part-r-*"))) {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(fs.open(part.getPath()),
+          StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          String[] kv = line.split("\t");
+          assertEquals(null, actual.put(kv[0], Long.parseLong(kv[1])),
+              "word " + kv[0] + " appears in two output files");
+        }
+      }
+    }
+    assertEquals(expected, actual);
+    List<EventLine> events = run.events(fs, EVENTS);
+    long maps = JobRun.named(events, "taskEnd").stream()
+        .filter(e -> e.get("kind").equals("MAP") && e.get("result").equals("SUCCEEDED")).count();
+    assertTrue(maps >= 5, "the input spans several blocks, so several map tasks: " + maps);
+    System.out.printf("wordcount: %d words, %d maps, submit-to-finish %d ms%n", actual.size(),
+        maps, run.wallMillis());
+  }
+
+  @Test
+  void executorsRemovedWhileIdleLoseNoShuffleData() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "3");
+    conf.set("tide.dynamicAllocation.executorIdleTimeout", "1s");
+    // 6 maps of 1.5 s on 3 executors, then one reduce that waits 6 s before it fetches: the two
+    // executors without the reduce go idle and are removed before the fetch.
+    JobRun run = Submitter.run(conf, System.out, "sleep", "-m", "6", "-r", "1", "-mt", "1500",
+        "-rt", "0", "-rd", "6000", "-b", "262144", "-o", "/sleep-idle/out");
+
+    assertEquals(0, run.exitCode(), run.output());
+    FileSystem fs = cluster.fileSystem();
+    String line = readAll(fs, "/sleep-idle/out/part-r-00000");
+    assertTrue(line.startsWith("partition 0 records " + (6 * 256) + " "), line);
+
+    List<EventLine> events = run.events(fs, EVENTS);
+    // Every map ran exactly once.
+    List<EventLine> mapStarts = JobRun.named(events, "taskStart").stream()
+        .filter(e -> e.get("kind").equals("MAP")).toList();
+    assertEquals(6, mapStarts.size(), "no map task ran twice");
+    Set<String> mapExecutors = new HashSet<>();
+    mapStarts.forEach(e -> mapExecutors.add(e.get("executor")));
+    EventLine reduceEnd = JobRun.named(events, "taskEnd").stream()
+        .filter(e -> e.get("kind").equals("REDUCE")).findFirst().orElseThrow();
+    long fetchStart = reduceEnd.getLong("fetchStartMillis");
+    // Executors removed for idleness before the reduce fetched.
+    Map<String, Long> removedAt = new HashMap<>();
+    for (EventLine e : JobRun.named(events, "executorRemoved")) {
+      removedAt.put(e.get("executor"), e.timeMillis());
+    }
+    Set<String> removedBeforeFetch = new HashSet<>();
+    for (String executor : mapExecutors) {
+      if (removedAt.containsKey(executor) && removedAt.get(executor) < fetchStart) {
+        removedBeforeFetch.add(executor);
+      }
+    }
+    assertFalse(removedBeforeFetch.isEmpty(),
+        "some map executor was removed before the reduce fetched; removed " + removedAt
+            + ", fetch at " + fetchStart);
+    // YARN reported their containers completed as released by the AM.
+    Set<String> released = new HashSet<>();
+    for (EventLine e : JobRun.named(events, "containerCompleted")) {
+      if (removedBeforeFetch.contains(e.get("executor"))) {
+        assertEquals(ContainerExitStatus.ABORTED, Integer.parseInt(e.get("exitStatus")),
+            e.toString());
+        assertEquals("false", e.get("failure"), e.toString());
+        released.add(e.get("executor"));
+      }
+    }
+    assertEquals(removedBeforeFetch, released);
+    System.out.printf("idle removal: %d map executors, %d removed before the fetch, reduce"
+        + " fetched %s bytes from %s shuffle services; submit-to-finish %d ms%n",
+        mapExecutors.size(), removedBeforeFetch.size(), reduceEnd.get("bytesFetched"),
+        reduceEnd.get("shuffleServices"), run.wallMillis());
+  }
+
+  @Test
+  void jobSurvivesAnExecutorKilledFromOutside() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "3");
+    conf.set("tide.dynamicAllocation.executorIdleTimeout", "30s");
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, "sleep", "-m", "9", "-r", "2", "-mt", "2000",
+            "-rt", "200", "-b", "65536", "-o", "/sleep-kill/out");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    // Wait for an executor that is running a task, then kill its container through the RM.
+    String victim = null;
+    long deadline = System.currentTimeMillis() + 90_000;
+    while (victim == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      victim = runningExecutorContainer(fs);
+      if (victim == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(victim != null, "an executor started running tasks");
+    try (YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(cluster.clientConf());
+      yarn.start();
+      yarn.signalToContainer(ContainerId.fromString(victim),
+          SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    }
+    JobRun run = job.get(180, TimeUnit.SECONDS);
+    assertEquals(0, run.exitCode(), run.output());
+    assertTrue(readAll(fs, "/sleep-kill/out/part-r-00000").startsWith("partition 0 records "
+        + (9 * 32) + " "));
+    assertTrue(readAll(fs, "/sleep-kill/out/part-r-00001").startsWith("partition 1 records "
+        + (9 * 32) + " "));
+    String killed = victim;
+    EventLine completed = JobRun.named(run.events(fs, EVENTS), "containerCompleted").stream()
+        .filter(e -> killed.equals(e.get("container"))).findFirst().orElseThrow();
+    assertNotEquals(ContainerExitStatus.ABORTED, Integer.parseInt(completed.get("exitStatus")));
+    System.out.printf("killed container %s (exit status %s); job finished in %d ms%n", victim,
+        completed.get("exitStatus"), run.wallMillis());
+  }
+
+  /** A container whose executor has started a task, from the live event log, or null. */
+  private static String runningExecutorContainer(FileSystem fs) throws Exception {
+    for (FileStatus log : fs.listStatus(new org.apache.hadoop.fs.Path(EVENTS))) {
+      List<EventLine> events;
+      try (var in = fs.open(log.getPath())) {
+        events = EventLine.readAll(in);
+      }
+      if (!JobRun.named(events, "jobEnd").isEmpty()
+          || JobRun.named(events, "jobStart").stream()
+              .noneMatch(e -> e.get("job").equals("sleep"))) {
+        continue;
+      }
+      Set<String> busy = new HashSet<>();
+      JobRun.named(events, "taskStart").forEach(e -> busy.add(e.get("executor")));
+      for (EventLine launched : JobRun.named(events, "executorLaunched")) {
+        if (busy.contains(launched.get("executor"))) {
+          return launched.get("container");
+        }
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void failingJobExitsNonZeroWithTheCauseInTheDiagnostics() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.task.maxAttempts", "2");
+    JobRun run = Submitter.run(conf, System.out, FailingJob.class.getName());
+    assertNotEquals(0, run.exitCode());
+    assertTrue(run.output().contains("deliberate failure in a user mapper"), run.output());
+  }
+
+  @Test
+  void unknownJobExitsNonZeroAndSaysWhy() throws Exception {
+    JobRun run = Submitter.run(jobConf(), System.out, "no.such.JobClass");
+    assertNotEquals(0, run.exitCode());
+    assertTrue(run.output().contains("no.such.JobClass"), run.output());
+  }
+
+  @Test
+  void nodeManagersShuffleServiceRefusesWrongSecretsAndOtherApplicationsData() throws Exception {
+    NodeManager nm = cluster.yarn().getNodeManager(0);
+    AuxServices aux = nm.getNMContext().getAuxServices();
+    int port = ShuffleServiceMetadata.decodePort(
+        aux.getMetaData().get(ShuffleServiceMetadata.SERVICE_NAME));
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    ApplicationId appA = ApplicationId.newInstance(4242, 1);
+    ApplicationId appB = ApplicationId.newInstance(4242, 2);
+    byte[] secretA = "secret-of-application-a-32-bytes".getBytes(StandardCharsets.UTF_8);
+    byte[] secretB = "secret-of-application-b-32-bytes".getBytes(StandardCharsets.UTF_8);
+    // Exactly what the NodeManager does when a container's launch context carries service data.
+    for (ApplicationId app : List.of(appA, appB)) {
+      aux.handle(new AuxServicesEvent(AuxServicesEventType.APPLICATION_INIT, user, app,
+          ShuffleServiceMetadata.SERVICE_NAME,
+          ByteBuffer.wrap(app.equals(appA) ? secretA : secretB)));
+    }
+    String nmLocalDir = nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")[0];
+    java.nio.file.Path appDirB = ShuffleLayout.appLocalDir(java.nio.file.Path.of(nmLocalDir),
+        user, appB.toString());
+    java.nio.file.Path temp = MapOutputCommitter.tempDataFile(appDirB, 0, 0, 1);
+    java.nio.file.Files.write(temp, "segment-0segment-1".getBytes(StandardCharsets.UTF_8));
+    assertTrue(MapOutputCommitter.commit(appDirB, 0, 0, temp, new long[] {9, 9}));
+    List<BlockId> blocksOfB = List.of(BlockId.of(0, 0, 1));
+    try {
+      try (ShuffleClient owner = new ShuffleClient(appB.toString(), secretB)) {
+        assertEquals("segment-1", new String(owner.fetch("localhost", port, blocksOfB).get(0),
+            StandardCharsets.UTF_8));
+      }
+      try (ShuffleClient wrongSecret = new ShuffleClient(appB.toString(), secretA)) {
+        ShuffleFetchException e = org.junit.jupiter.api.Assertions.assertThrows(
+            ShuffleFetchException.class, () -> wrongSecret.fetch("localhost", port, blocksOfB));
+        assertEquals(ShuffleFetchException.Reason.AUTH, e.reason(), e.getMessage());
+      }
+      try (ShuffleClient otherApp = new ShuffleClient(appA.toString(), secretA)) {
+        ShuffleFetchException e = org.junit.jupiter.api.Assertions.assertThrows(
+            ShuffleFetchException.class, () -> otherApp.fetch("localhost", port, blocksOfB));
+        assertEquals(ShuffleFetchException.Reason.NOT_FOUND, e.reason(),
+            "application A sees nothing of B's map output: " + e.getMessage());
+      }
+      aux.handle(new AuxServicesEvent(AuxServicesEventType.APPLICATION_STOP, appB));
+      try (ShuffleClient stopped = new ShuffleClient(appB.toString(), secretB)) {
+        ShuffleFetchException e = org.junit.jupiter.api.Assertions.assertThrows(
+            ShuffleFetchException.class, () -> stopped.fetch("localhost", port, blocksOfB));
+        assertEquals(ShuffleFetchException.Reason.AUTH, e.reason(), e.getMessage());
+      }
+    } finally {
+      aux.handle(new AuxServicesEvent(AuxServicesEventType.APPLICATION_STOP, appA));
+    }
+  }
+
+  private static String readAll(FileSystem fs, String path) throws Exception {
+    try (var in = fs.open(new org.apache.hadoop.fs.Path(path))) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}
