@@ -1,0 +1,275 @@
+package dev.tide.am;
+
+import dev.tide.driver.AppSecret;
+import dev.tide.driver.Driver;
+import dev.tide.driver.JobResult;
+import dev.tide.driver.JobStatus;
+import dev.tide.driver.conf.ConfigOption;
+import dev.tide.driver.conf.TideOptions;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.LocalResourceType;
+import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.URL;
+import org.apache.hadoop.yarn.client.api.AMRMClient;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.NMClient;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Tide ApplicationMaster: the process YARN starts in the AM container. Its life:
+ * <ol>
+ *   <li>load {@code tide-job.xml} (staged by {@link TideClient}) from the working directory and
+ *       the application secret from the container's credentials;</li>
+ *   <li>start the status HTTP server and register with the RM, with its tracking URL;</li>
+ *   <li>create the {@link YarnAllocator} and the {@link Driver} (the allocator is the driver's
+ *       allocation client), start the driver's RPC server, then the allocator;</li>
+ *   <li>run the job to its end ({@link Driver#run()});</li>
+ *   <li>release all containers, unregister with SUCCEEDED or FAILED and the job's diagnostics,
+ *       and stop everything, collecting failures rather than stopping at the first.</li>
+ * </ol>
+ * Any exception fails the application with the exception's message. The process exits 0 after a
+ * successful unregister (whatever the job's result), 1 otherwise.
+ *
+ * <p>Threading: {@link #run()} runs on the main thread; the allocator, launchers and status
+ * server have their own threads.
+ */
+public final class ApplicationMaster {
+  private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
+  private static final Priority EXECUTOR_PRIORITY = Priority.newInstance(1);
+  private static final Duration FAST_HEARTBEAT = Duration.ofMillis(200);
+  private static final Duration SLOW_HEARTBEAT = Duration.ofSeconds(3);
+  private static final int LAUNCHER_THREADS = 4;
+
+  private final Configuration conf;
+  private final ApplicationId appId;
+  private final String host;
+  private final byte[] secret;
+
+  private final AtomicReference<Driver> driverRef = new AtomicReference<>();
+  private AMRMClient<ContainerRequest> amrmClient;
+  private NMClient nmClient;
+  private StatusHttpServer statusServer;
+  private YarnAllocator allocator;
+  private ExecutorService launcherPool;
+  private boolean registered;
+
+  public ApplicationMaster(Configuration conf, ApplicationId appId, String host, byte[] secret) {
+    this.conf = conf;
+    this.appId = appId;
+    this.host = host;
+    this.secret = secret.clone();
+  }
+
+  public static void main(String[] args) {
+    int exitCode;
+    try {
+      YarnConfiguration conf = new YarnConfiguration();
+      File jobConf = new File(ContainerCommands.JOB_CONF);
+      if (!jobConf.isFile()) {
+        throw new IOException("no " + ContainerCommands.JOB_CONF + " in the working directory "
+            + new File("").getAbsolutePath() + "; was this AM submitted by TideClient?");
+      }
+      conf.addResource(new Path(jobConf.getAbsolutePath()));
+      String containerId = System.getenv(Environment.CONTAINER_ID.name());
+      if (containerId == null) {
+        throw new IllegalStateException("environment variable " + Environment.CONTAINER_ID.name()
+            + " not set; the ApplicationMaster must run in a YARN container");
+      }
+      ApplicationId appId =
+          ContainerId.fromString(containerId).getApplicationAttemptId().getApplicationId();
+      String host = System.getenv(Environment.NM_HOST.name());
+      if (host == null) {
+        host = java.net.InetAddress.getLocalHost().getCanonicalHostName();
+      }
+      exitCode = new ApplicationMaster(conf, appId, host, AppSecret.fromCurrentUser()).run();
+    } catch (Throwable t) {
+      LOG.error("ApplicationMaster failed to start", t);
+      exitCode = 1;
+    }
+    System.exit(exitCode);
+  }
+
+  /** Runs the application to its end; returns the process exit code. */
+  public int run() {
+    FinalApplicationStatus finalStatus = FinalApplicationStatus.FAILED;
+    String diagnostics;
+    try {
+      logEffectiveSettings();
+      startAndRegister();
+      JobResult result = runJob();
+      finalStatus = result.succeeded()
+          ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
+      diagnostics = result.diagnostics() == null ? "" : result.diagnostics();
+      LOG.info("Job of {} ended: {} {}", appId, finalStatus, diagnostics);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      diagnostics = "ApplicationMaster of " + appId + " interrupted";
+      LOG.error(diagnostics, e);
+    } catch (Throwable t) {
+      diagnostics = "ApplicationMaster of " + appId + " failed: " + t;
+      LOG.error("ApplicationMaster of {} failed", appId, t);
+    }
+    return shutDown(finalStatus, diagnostics);
+  }
+
+  private void startAndRegister() throws Exception {
+    amrmClient = AMRMClient.createAMRMClient();
+    amrmClient.init(conf);
+    amrmClient.start();
+    nmClient = NMClient.createNMClient();
+    nmClient.init(conf);
+    nmClient.start();
+    // The RM kills executors when the application ends; stopping each one here only slows
+    // the shutdown down.
+    nmClient.cleanupRunningContainersOnStop(false);
+
+    statusServer = new StatusHttpServer(host, appId.toString(), this::currentStatus);
+    statusServer.start();
+    amrmClient.registerApplicationMaster(host, statusServer.port(), statusServer.trackingUrl());
+    registered = true;
+    LOG.info("Registered {} with the ResourceManager; tracking URL {}", appId,
+        statusServer.trackingUrl());
+  }
+
+  private JobResult runJob() throws Exception {
+    int executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
+    int overheadMb = TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf);
+    Resource executorResource = Resource.newInstance(executorMemoryMb + overheadMb,
+        TideOptions.EXECUTOR_CORES.get(conf));
+    allocator = new YarnAllocator(amrmClient,
+        new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY),
+        new ExitStatusClassifier(executorMemoryMb, overheadMb),
+        TideOptions.EXECUTOR_MAX_FAILURES.get(conf), FAST_HEARTBEAT, SLOW_HEARTBEAT);
+
+    Driver driver = new Driver(conf, appId.toString(), secret, allocator);
+    driverRef.set(driver);
+    InetSocketAddress rpc = driver.start();
+    String driverHost = rpc.getAddress() == null || rpc.getAddress().isAnyLocalAddress()
+        ? host : rpc.getHostString();
+    LOG.info("Driver of {} listening at {}:{}", appId, driverHost, rpc.getPort());
+
+    ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(conf, appId.toString(),
+        driverHost, rpc.getPort(), secret, stagedJar());
+    AtomicInteger launcherThreads = new AtomicInteger();
+    launcherPool = Executors.newFixedThreadPool(LAUNCHER_THREADS, r -> {
+      Thread t = new Thread(r, "tide-launcher-" + launcherThreads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    ExecutorLauncher launcher =
+        new ExecutorLauncher(contexts, nmClient::startContainer, launcherPool);
+    allocator.start(DriverCallbacks.of(driver), launcher, () -> driver.status().progress());
+    return driver.run();
+  }
+
+  /** The staged app jar as a local resource, if the client staged one. */
+  private Optional<LocalResource> stagedJar() throws IOException {
+    String jar = conf.getTrimmed(AmOptions.STAGED_JAR_KEY, "");
+    if (jar.isEmpty()) {
+      return Optional.empty();
+    }
+    Path path = new Path(jar);
+    FileSystem fs = path.getFileSystem(conf);
+    FileStatus status = fs.getFileStatus(path);
+    return Optional.of(LocalResource.newInstance(URL.fromPath(status.getPath()),
+        LocalResourceType.FILE, LocalResourceVisibility.APPLICATION, status.getLen(),
+        status.getModificationTime()));
+  }
+
+  private JobStatus currentStatus() {
+    Driver driver = driverRef.get();
+    if (driver == null) {
+      throw new IllegalStateException("the driver of " + appId + " is not started yet");
+    }
+    return driver.status();
+  }
+
+  /** Stops everything in order, collecting failures; returns the exit code. */
+  private int shutDown(FinalApplicationStatus finalStatus, String diagnostics) {
+    List<String> failures = new ArrayList<>();
+    if (allocator != null) {
+      step(failures, "stop allocator", () -> allocator.stop(Duration.ofSeconds(10)));
+    }
+    if (launcherPool != null) {
+      launcherPool.shutdownNow();
+    }
+    boolean unregistered = false;
+    if (registered) {
+      try {
+        amrmClient.unregisterApplicationMaster(finalStatus, diagnostics, null);
+        unregistered = true;
+        LOG.info("Unregistered {} with final status {}", appId, finalStatus);
+      } catch (Exception e) {
+        LOG.error("Cannot unregister {} from the ResourceManager", appId, e);
+        failures.add("unregister: " + e);
+      }
+    }
+    Driver driver = driverRef.get();
+    if (driver != null) {
+      step(failures, "close driver", driver::close);
+    }
+    if (nmClient != null) {
+      step(failures, "stop NMClient", nmClient::stop);
+    }
+    if (amrmClient != null) {
+      step(failures, "stop AMRMClient", amrmClient::stop);
+    }
+    if (statusServer != null) {
+      step(failures, "stop status server", statusServer::close);
+    }
+    if (!failures.isEmpty()) {
+      LOG.warn("Shutdown of {} had {} failures: {}", appId, failures.size(), failures);
+    }
+    return unregistered ? 0 : 1;
+  }
+
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  private void step(List<String> failures, String what, Step step) {
+    try {
+      step.run();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failures.add(what + ": interrupted");
+    } catch (Exception e) {
+      LOG.warn("Shutdown step '{}' of {} failed", what, appId, e);
+      failures.add(what + ": " + e);
+    }
+  }
+
+  private void logEffectiveSettings() {
+    StringBuilder settings = new StringBuilder();
+    List<ConfigOption<?>> options = new ArrayList<>(AmOptions.all());
+    options.addAll(TideOptions.all());
+    for (ConfigOption<?> option : options) {
+      settings.append(settings.length() == 0 ? "" : ", ").append(option.key()).append('=')
+          .append(option.get(conf));
+    }
+    LOG.info("ApplicationMaster of {} on {}: {}", appId, host, settings);
+  }
+}

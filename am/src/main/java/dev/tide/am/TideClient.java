@@ -1,0 +1,287 @@
+package dev.tide.am;
+
+import dev.tide.driver.AppSecret;
+import dev.tide.driver.JobStatus;
+import dev.tide.driver.conf.ConfigOption;
+import dev.tide.driver.conf.TideOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.conf.Configured;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.security.Credentials;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.client.util.YarnClientUtils;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The submission client, run as {@code yarn jar tide-app.jar <job> <args...> [-D key=value]}.
+ * It stages the app jar and {@code tide-job.xml} (the whole effective configuration plus the job
+ * name and arguments) under {@code <tide.yarn.stagingDir>/<appId>/}, creates the application
+ * secret, submits the AM container, then prints the application's state changes and, while it
+ * runs, the job's progress from the AM's {@code /status} endpoint. It returns 0 when the
+ * application FINISHED with SUCCEEDED, 1 otherwise, 2 for a usage or configuration error. On
+ * Ctrl-C a shutdown hook kills the application if it has not ended. The staging directory is
+ * deleted at the end.
+ *
+ * <p>Threading: {@link #run} on the caller's thread; one instance runs one application at a
+ * time. Settings come from the Tool's configuration, from {@code tide-site.xml} on the classpath
+ * and from {@code -D} options.
+ */
+public final class TideClient extends Configured implements Tool {
+  private static final Logger LOG = LoggerFactory.getLogger(TideClient.class);
+  public static final String APPLICATION_TYPE = "TIDE";
+  static final String USAGE = "usage: yarn jar tide-app.jar <job> [job args...] [-D key=value ...]"
+      + "\n  <job>: a built-in job (wordcount, sleep) or a dev.tide.driver.job.TideJob class";
+  private static final EnumSet<YarnApplicationState> ENDED = EnumSet.of(
+      YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+
+  static {
+    Configuration.addDefaultResource("tide-site.xml");
+  }
+
+  private final PrintStream out;
+  private final PrintStream err;
+  private volatile ApplicationId lastApplicationId;
+  private volatile boolean applicationEnded;
+
+  public TideClient() {
+    this(System.out, System.err);
+  }
+
+  /** For tests: all output, diagnostics included, goes to {@code out}. */
+  public TideClient(PrintStream out) {
+    this(out, out);
+  }
+
+  public TideClient(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.exit(ToolRunner.run(new YarnConfiguration(), new TideClient(), args));
+  }
+
+  /** The application submitted last, or null before any submission. */
+  public ApplicationId getLastApplicationId() {
+    return lastApplicationId;
+  }
+
+  @Override
+  public int run(String[] args) throws Exception {
+    if (args.length == 0 || args[0].isBlank()) {
+      err.println(USAGE);
+      return 2;
+    }
+    String job = args[0];
+    List<String> jobArgs = List.of(Arrays.copyOfRange(args, 1, args.length));
+    Configuration conf = new YarnConfiguration(getConf() == null ? new Configuration() : getConf());
+    try {
+      AmOptions.validate(conf);
+      for (ConfigOption<?> option : TideOptions.all()) {
+        option.get(conf);
+      }
+    } catch (IllegalArgumentException e) {
+      err.println("tide: " + e.getMessage());
+      return 2;
+    }
+
+    YarnClient yarn = YarnClient.createYarnClient();
+    yarn.init(conf);
+    yarn.start();
+    try {
+      YarnClientApplication app = yarn.createApplication();
+      ApplicationId appId = app.getNewApplicationResponse().getApplicationId();
+      lastApplicationId = appId;
+      applicationEnded = false;
+      Resource amResource = amResource(conf);
+      Resource max = app.getNewApplicationResponse().getMaximumResourceCapability();
+      if (amResource.getMemorySize() > max.getMemorySize()
+          || amResource.getVirtualCores() > max.getVirtualCores()) {
+        err.println("tide: the AM container (" + amResource + " from "
+            + AmOptions.AM_MEMORY_MB.key() + " + " + AmOptions.AM_MEMORY_OVERHEAD_MB.key()
+            + ", " + AmOptions.AM_CORES.key() + ") exceeds the cluster's maximum " + max);
+        return 2;
+      }
+      FileSystem fs = FileSystem.get(conf);
+      StagingArea staging = StagingArea.create(fs, AmOptions.stagingDir(conf, fs),
+          appId.toString());
+      Thread killHook = new Thread(() -> killIfRunning(yarn, appId, staging), "tide-kill-hook");
+      try {
+        ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
+        prepareSubmission(context, conf, fs, staging, job, jobArgs, amResource);
+        Runtime.getRuntime().addShutdownHook(killHook);
+        yarn.submitApplication(context);
+        out.println("Submitted " + appId + " (" + context.getApplicationName() + ") to queue "
+            + context.getQueue());
+        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf));
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(killHook);
+        } catch (IllegalStateException e) {
+          // JVM already shutting down: the hook is running or ran.
+        }
+        deleteStaging(staging);
+      }
+    } finally {
+      yarn.stop();
+    }
+  }
+
+  /** The AM container's resource: tide.am.memory + tide.am.memoryOverhead, tide.am.cores. */
+  static Resource amResource(Configuration conf) {
+    return Resource.newInstance(
+        AmOptions.AM_MEMORY_MB.get(conf) + AmOptions.AM_MEMORY_OVERHEAD_MB.get(conf),
+        AmOptions.AM_CORES.get(conf));
+  }
+
+  /** The AM's java command line. */
+  static String amCommand(Configuration conf) {
+    return ContainerCommands.javaCommand(AmOptions.AM_MEMORY_MB.get(conf),
+        AmOptions.AM_JAVA_OPTS.get(conf), ApplicationMaster.class.getName(), List.of());
+  }
+
+  /** The job's configuration as staged: everything in effect plus the job and its args. */
+  static Configuration jobConf(Configuration conf, String job, List<String> jobArgs,
+      Optional<Path> stagedJar) {
+    Configuration jobConf = new Configuration(conf);
+    jobConf.set(TideOptions.JOB.key(), job);
+    jobConf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(jobArgs));
+    jobConf.unset(AmOptions.STAGED_JAR_KEY);
+    stagedJar.ifPresent(jar -> jobConf.set(AmOptions.STAGED_JAR_KEY, jar.toString()));
+    return jobConf;
+  }
+
+  private void prepareSubmission(ApplicationSubmissionContext context, Configuration conf,
+      FileSystem fs, StagingArea staging, String job, List<String> jobArgs, Resource amResource)
+      throws IOException {
+    Optional<Path> stagedJar = Optional.empty();
+    if (ContainerCommands.stagesJar(conf)) {
+      stagedJar = Optional.of(
+          staging.copyIn(StagingArea.jarOf(TideClient.class), ContainerCommands.APP_JAR));
+    }
+    staging.writeConf(jobConf(conf, job, jobArgs, stagedJar), ContainerCommands.JOB_CONF);
+    Map<String, LocalResource> localResources = staging.localResources();
+
+    Credentials credentials = AppSecret.asCredentials(AppSecret.generate());
+    if (UserGroupInformation.isSecurityEnabled()) {
+      String renewer = YarnClientUtils.getRmPrincipal(conf);
+      if (renewer == null || renewer.isEmpty()) {
+        throw new IOException("security is on but " + YarnConfiguration.RM_PRINCIPAL
+            + " is not set; cannot get delegation tokens for the staging FileSystem");
+      }
+      credentials.addAll(UserGroupInformation.getCurrentUser().getCredentials());
+      fs.addDelegationTokens(renewer, credentials);
+    }
+    Map<String, String> environment = new HashMap<>();
+    environment.put(Environment.CLASSPATH.name(), ContainerCommands.classpath(conf));
+    ContainerLaunchContext amContainer = ContainerLaunchContext.newInstance(localResources,
+        environment, List.of(amCommand(conf)), null,
+        ByteBuffer.wrap(ExecutorLaunchContexts.serialize(credentials)), null);
+
+    context.setApplicationName(AmOptions.appName(conf, job));
+    context.setApplicationType(APPLICATION_TYPE);
+    context.setQueue(AmOptions.QUEUE.get(conf));
+    context.setMaxAppAttempts(1);
+    context.setResource(amResource);
+    context.setAMContainerSpec(amContainer);
+    LOG.debug("AM command of {}: {}", context.getApplicationId(), amContainer.getCommands());
+  }
+
+  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval)
+      throws Exception {
+    AmStatusClient statusClient = new AmStatusClient(pollInterval.plusSeconds(1));
+    YarnApplicationState lastState = null;
+    String lastProgress = null;
+    while (true) {
+      ApplicationReport report = yarn.getApplicationReport(appId);
+      YarnApplicationState state = report.getYarnApplicationState();
+      if (state != lastState) {
+        out.println(appId + " " + state);
+        lastState = state;
+      }
+      if (ENDED.contains(state)) {
+        applicationEnded = true;
+        return reportEnd(appId, report);
+      }
+      if (state == YarnApplicationState.RUNNING) {
+        Optional<String> url = AmStatusClient.statusUrl(report.getOriginalTrackingUrl());
+        if (url.isPresent()) {
+          try {
+            JobStatus status = statusClient.fetch(url.get());
+            String progress = status.describe();
+            if (!progress.equals(lastProgress)) {
+              out.println(appId + " RUNNING " + progress);
+              lastProgress = progress;
+            }
+          } catch (IOException e) {
+            LOG.debug("No status from the AM of {} yet", appId, e);
+          }
+        }
+      }
+      Thread.sleep(pollInterval.toMillis());
+    }
+  }
+
+  private int reportEnd(ApplicationId appId, ApplicationReport report) {
+    YarnApplicationState state = report.getYarnApplicationState();
+    FinalApplicationStatus finalStatus = report.getFinalApplicationStatus();
+    String diagnostics = report.getDiagnostics() == null ? "" : report.getDiagnostics().trim();
+    boolean succeeded = state == YarnApplicationState.FINISHED
+        && finalStatus == FinalApplicationStatus.SUCCEEDED;
+    out.println(appId + " ended: state " + state + ", final status " + finalStatus);
+    if (!diagnostics.isEmpty()) {
+      (succeeded ? out : err).println(appId + " diagnostics: " + diagnostics);
+    }
+    return succeeded ? 0 : 1;
+  }
+
+  private void killIfRunning(YarnClient yarn, ApplicationId appId, StagingArea staging) {
+    if (applicationEnded) {
+      return;
+    }
+    err.println("Interrupted: killing " + appId);
+    try {
+      yarn.killApplication(appId);
+      err.println("Killed " + appId);
+    } catch (Exception e) {
+      err.println("Could not kill " + appId + ": " + e);
+    }
+    deleteStaging(staging);
+  }
+
+  private void deleteStaging(StagingArea staging) {
+    try {
+      if (!staging.delete()) {
+        LOG.warn("Staging directory {} was not deleted", staging.dir());
+      }
+    } catch (IOException e) {
+      LOG.warn("Cannot delete staging directory {}", staging.dir(), e);
+    }
+  }
+}
