@@ -1,31 +1,150 @@
 package dev.tide.shuffle;
 
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Commits one map task attempt's output atomically: the data file is written by the caller to
  * a temporary path, then this class writes the index (R+1 big-endian longs: offsets of each
  * reduce partition's segment, starting at 0) and renames both into place. The first attempt to
  * commit wins; later attempts' temporary files are deleted and {@code false} is returned.
+ *
+ * <p>The index file is the commit marker: once {@code <mapId>.index} exists, the output is
+ * committed and never replaced. Attempts of the same map that commit concurrently (threads of
+ * one executor, or executors in different JVMs on the same node) are serialized by an in-JVM lock
+ * plus an OS file lock on {@code <mapId>.lock}; a crashed attempt releases the OS lock, and its
+ * half-renamed data file (no index) is simply replaced by the next attempt.
+ *
+ * <p>Permissions: directories are created {@code rwxr-x---} and files made {@code rw-r-----} so
+ * the NodeManager (which YARN puts in the group of the application's {@code appcache} dir, a
+ * set-group-id directory under the LinuxContainerExecutor) can read them and other users cannot.
+ * Thread-safe.
  */
 public final class MapOutputCommitter {
-  // TODO(shuffle-service helper): implement; keep these signatures.
+  private static final boolean POSIX =
+      FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+  private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwxr-x---");
+  private static final Set<PosixFilePermission> FILE_PERMS = PosixFilePermissions.fromString("rw-r-----");
+  // Striped in-JVM locks: FileLock alone throws OverlappingFileLockException within one JVM.
+  private static final ReentrantLock[] STRIPES = new ReentrantLock[64];
+
+  static {
+    for (int i = 0; i < STRIPES.length; i++) {
+      STRIPES[i] = new ReentrantLock();
+    }
+  }
+
   private MapOutputCommitter() {}
 
-  /** A fresh temporary data file path for this attempt, in the directory of the final file. */
+  /**
+   * A fresh temporary data file path for this attempt, in the directory of the final file
+   * (created if needed). The file itself is not created; the caller writes it.
+   */
   public static Path tempDataFile(Path appLocalDir, int shuffleId, int mapId, long attemptId)
       throws IOException {
-    throw new UnsupportedOperationException();
+    Path dir = ShuffleLayout.shuffleDir(appLocalDir, shuffleId);
+    createDirs(appLocalDir, dir);
+    return dir.resolve(mapId + ".data.tmp-" + attemptId + "-" + UUID.randomUUID());
   }
 
   /**
    * @param partitionLengths bytes of each reduce partition's segment, in partition order, as
    *     written consecutively to {@code tempData}
    * @return true if this attempt's output is now the committed one
+   * @throws IOException if the temp file does not hold the announced bytes or a rename fails
    */
   public static boolean commit(Path appLocalDir, int shuffleId, int mapId, Path tempData,
       long[] partitionLengths) throws IOException {
-    throw new UnsupportedOperationException();
+    Path data = ShuffleLayout.dataFile(appLocalDir, shuffleId, mapId);
+    Path index = ShuffleLayout.indexFile(appLocalDir, shuffleId, mapId);
+    Path dir = data.getParent();
+    createDirs(appLocalDir, dir);
+    long total = 0;
+    for (long len : partitionLengths) {
+      if (len < 0) {
+        throw new IllegalArgumentException("negative partition length " + len + " for map output "
+            + shuffleId + "/" + mapId);
+      }
+      total += len;
+    }
+    ReentrantLock stripe = STRIPES[Math.floorMod(index.hashCode(), STRIPES.length)];
+    stripe.lock();
+    try (FileChannel lockFile = FileChannel.open(dir.resolve(mapId + ".lock"),
+            StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+         FileLock ignored = lockFile.lock()) {
+      if (Files.exists(index)) {
+        Files.deleteIfExists(tempData);
+        return false;
+      }
+      long size = Files.size(tempData);
+      if (size != total) {
+        throw new IOException("temp data file " + tempData + " holds " + size
+            + " bytes but the partition lengths of map output " + shuffleId + "/" + mapId
+            + " add up to " + total);
+      }
+      Path tempIndex = dir.resolve(mapId + ".index.tmp-" + UUID.randomUUID());
+      try {
+        writeIndex(tempIndex, partitionLengths);
+        setFilePerms(tempData);
+        setFilePerms(tempIndex);
+        Files.move(tempData, data, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tempIndex, index, StandardCopyOption.ATOMIC_MOVE);
+      } finally {
+        Files.deleteIfExists(tempIndex);
+      }
+      return true;
+    } finally {
+      stripe.unlock();
+    }
+  }
+
+  private static void writeIndex(Path file, long[] partitionLengths) throws IOException {
+    try (OutputStream raw = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE);
+         DataOutputStream out = new DataOutputStream(
+             new java.io.BufferedOutputStream(raw, 8 * (partitionLengths.length + 1)))) {
+      long offset = 0;
+      out.writeLong(offset);
+      for (long len : partitionLengths) {
+        offset += len;
+        out.writeLong(offset);
+      }
+    }
+  }
+
+  /** Creates {@code dir} and any missing parents below {@code base} with owner+group access. */
+  private static void createDirs(Path base, Path dir) throws IOException {
+    if (Files.isDirectory(dir)) {
+      return;
+    }
+    Files.createDirectories(dir);
+    if (POSIX) {
+      for (Path p = dir; p != null && !p.equals(base) && p.startsWith(base); p = p.getParent()) {
+        try {
+          Files.setPosixFilePermissions(p, DIR_PERMS);
+        } catch (IOException e) {
+          // Another attempt may own it already; access is still governed by the app dir.
+        }
+      }
+    }
+  }
+
+  private static void setFilePerms(Path file) throws IOException {
+    if (POSIX) {
+      Files.setPosixFilePermissions(file, FILE_PERMS);
+    }
   }
 }

@@ -14,26 +14,67 @@ import java.util.List;
  * </pre>
  * The application directory ({@code .../appcache/<appId>}) is what YARN gives a container in
  * {@code LOCAL_DIRS}; it outlives the container and is deleted when the application finishes.
+ * Stateless and thread-safe.
  */
 public final class ShuffleLayout {
-  // TODO(shuffle-service helper): implement; keep these signatures.
+  /** The directory under an application dir that holds all of Tide's map output. */
+  public static final String SHUFFLE_DIR = "tide-shuffle";
+
   private ShuffleLayout() {}
 
-  /** The application's directory under one NodeManager local dir. */
+  /**
+   * The application's directory under one NodeManager local dir.
+   *
+   * @throws IllegalArgumentException if user or appId could escape the directory
+   */
   public static Path appLocalDir(Path nmLocalDir, String user, String appId) {
-    throw new UnsupportedOperationException();
+    return nmLocalDir.resolve("usercache")
+        .resolve(ApplicationIdFormat.requireValidUser(user))
+        .resolve("appcache")
+        .resolve(ApplicationIdFormat.requireValidAppId(appId));
   }
 
-  /** The application dir (out of a container's LOCAL_DIRS) that holds this map output. */
+  /**
+   * The application dir (out of a container's LOCAL_DIRS) that holds this map output. The
+   * choice depends only on the ids and the list, so every attempt of a map picks the same dir.
+   */
   public static Path chooseAppDir(List<Path> appLocalDirs, int shuffleId, int mapId) {
-    throw new UnsupportedOperationException();
+    if (appLocalDirs.isEmpty()) {
+      throw new IllegalArgumentException("no application local dirs to choose from");
+    }
+    return appLocalDirs.get(Math.floorMod(mix(shuffleId, mapId), appLocalDirs.size()));
+  }
+
+  /** The directory of one shuffle's map output. */
+  public static Path shuffleDir(Path appLocalDir, int shuffleId) {
+    requireNonNegative(shuffleId, "shuffleId");
+    return appLocalDir.resolve(SHUFFLE_DIR).resolve(Integer.toString(shuffleId));
   }
 
   public static Path dataFile(Path appLocalDir, int shuffleId, int mapId) {
-    throw new UnsupportedOperationException();
+    requireNonNegative(mapId, "mapId");
+    return shuffleDir(appLocalDir, shuffleId).resolve(mapId + ".data");
   }
 
   public static Path indexFile(Path appLocalDir, int shuffleId, int mapId) {
-    throw new UnsupportedOperationException();
+    requireNonNegative(mapId, "mapId");
+    return shuffleDir(appLocalDir, shuffleId).resolve(mapId + ".index");
+  }
+
+  private static void requireNonNegative(int value, String name) {
+    if (value < 0) {
+      throw new IllegalArgumentException(name + " must be >= 0, got " + value);
+    }
+  }
+
+  // A 32-bit finalizer (murmur3 fmix) so consecutive map ids spread over the dirs.
+  private static int mix(int shuffleId, int mapId) {
+    int h = shuffleId * 0x9E3779B1 + mapId;
+    h ^= h >>> 16;
+    h *= 0x85EBCA6B;
+    h ^= h >>> 13;
+    h *= 0xC2B2AE35;
+    h ^= h >>> 16;
+    return h;
   }
 }

@@ -2,31 +2,69 @@ package dev.tide.shuffle.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelPromise;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
+import java.time.Duration;
 
 /**
  * Assembles the front of every Tide pipeline (shuffle service and driver RPC alike):
  * length-prefixed frames, then the challenge/response handshake that binds the connection to one
  * application, then the protocol's own handlers. No protocol frame passes before the handshake
  * succeeds. After it, protocol handlers read each frame's body (type byte + payload) as a
- * {@code ByteBuf} and write complete frames built with {@link Frames}.
+ * {@code ByteBuf} (they own it and must release it) and write complete frames built with
+ * {@link Frames}. They also receive a {@link HandshakeCompletedEvent} user event first.
+ *
+ * <p>Pipeline: {@code tide-frames} ({@link FrameDecoder}) -> {@code tide-handshake} (removed
+ * after success) -> protocol handlers. Call from a {@code ChannelInitializer}; handlers that
+ * must see raw bytes (e.g. an {@code IdleStateHandler}) can be added before calling.
+ * The handshake is described in {@code shuffle-service/PROTOCOL.md}.
  */
 public final class SecureChannels {
   /** The application a server-side channel was authenticated for. */
   public static final AttributeKey<String> APP_ID = AttributeKey.valueOf("tide.appId");
+  /** How long a peer has to complete the handshake. */
+  public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
-  // TODO(shuffle-service helper): implement; keep these signatures.
   private SecureChannels() {}
 
   public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
       ChannelHandler... protocolHandlers) {
-    throw new UnsupportedOperationException();
+    initServer(ch, secrets, maxFrameBytes, DEFAULT_HANDSHAKE_TIMEOUT, protocolHandlers);
+  }
+
+  /** As {@link #initServer(Channel, AppSecrets, int, ChannelHandler...)} with a given timeout. */
+  public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
+      Duration handshakeTimeout, ChannelHandler... protocolHandlers) {
+    ch.pipeline().addLast("tide-frames", new FrameDecoder(maxFrameBytes));
+    ch.pipeline().addLast("tide-handshake", new ServerHandshakeHandler(secrets, handshakeTimeout));
+    ch.pipeline().addLast(protocolHandlers);
   }
 
   /** @return completes when the server accepted the handshake; fails with a message otherwise */
   public static Future<Void> initClient(Channel ch, String appId, byte[] secret,
       int maxFrameBytes, ChannelHandler... protocolHandlers) {
-    throw new UnsupportedOperationException();
+    return initClient(ch, appId, secret, maxFrameBytes, DEFAULT_HANDSHAKE_TIMEOUT,
+        protocolHandlers);
+  }
+
+  /**
+   * As {@link #initClient(Channel, String, byte[], int, ChannelHandler...)} with a given
+   * timeout. The returned future fails with a {@link HandshakeException}.
+   */
+  public static Future<Void> initClient(Channel ch, String appId, byte[] secret,
+      int maxFrameBytes, Duration handshakeTimeout, ChannelHandler... protocolHandlers) {
+    if (appId == null || appId.isEmpty()) {
+      throw new IllegalArgumentException("no application id");
+    }
+    if (secret == null || secret.length == 0) {
+      throw new IllegalArgumentException("empty secret for application " + appId);
+    }
+    ChannelPromise done = ch.newPromise();
+    ch.pipeline().addLast("tide-frames", new FrameDecoder(maxFrameBytes));
+    ch.pipeline().addLast("tide-handshake",
+        new ClientHandshakeHandler(appId, secret, handshakeTimeout, done));
+    ch.pipeline().addLast(protocolHandlers);
+    return done;
   }
 }

@@ -1,0 +1,158 @@
+package dev.tide.shuffle.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Server side of the handshake: HELLO -> CHALLENGE -> RESPONSE -> OK, or REJECT and close.
+ * An unknown application gets a challenge like any other and is refused at RESPONSE with the
+ * same message as a wrong secret, so a prober learns nothing; the real reason is logged.
+ * On success it sets {@link SecureChannels#APP_ID}, fires {@link HandshakeCompletedEvent} and
+ * removes itself. One instance per channel; runs on the channel's event loop.
+ */
+final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerHandshakeHandler.class);
+  static final String GENERIC_REFUSAL = "authentication failed";
+
+  private enum State { AWAIT_HELLO, AWAIT_RESPONSE, DONE, REFUSED }
+
+  private final AppSecrets secrets;
+  private final Duration timeout;
+  private State state = State.AWAIT_HELLO;
+  private String appId;
+  private byte[] secret;
+  private byte[] clientNonce;
+  private byte[] serverNonce;
+  private ScheduledFuture<?> timeoutTask;
+
+  ServerHandshakeHandler(AppSecrets secrets, Duration timeout) {
+    this.secrets = secrets;
+    this.timeout = timeout;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    if (ctx.channel().isRegistered()) {
+      scheduleTimeout(ctx);
+    }
+  }
+
+  @Override
+  public void channelRegistered(ChannelHandlerContext ctx) {
+    scheduleTimeout(ctx);
+    ctx.fireChannelRegistered();
+  }
+
+  private void scheduleTimeout(ChannelHandlerContext ctx) {
+    if (timeoutTask == null) {
+      timeoutTask = ctx.executor().schedule(() -> {
+        if (state == State.AWAIT_HELLO || state == State.AWAIT_RESPONSE) {
+          refuse(ctx, "handshake timed out after " + timeout.toMillis() + " ms", "handshake timed out");
+        }
+      }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (state == State.DONE) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    if (state == State.REFUSED) {
+      ((ByteBuf) msg).release();
+      return;
+    }
+    ByteBuf body = (ByteBuf) msg;
+    try {
+      byte type = body.readByte();
+      if (state == State.AWAIT_HELLO && type == HandshakeMessages.HELLO) {
+        onHello(ctx, body);
+      } else if (state == State.AWAIT_RESPONSE && type == HandshakeMessages.RESPONSE) {
+        onResponse(ctx, body);
+      } else {
+        refuse(ctx, "unexpected frame type " + type + " in state " + state, GENERIC_REFUSAL);
+      }
+    } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+      refuse(ctx, "malformed handshake frame: " + e.getMessage(), GENERIC_REFUSAL);
+    } finally {
+      body.release();
+    }
+  }
+
+  private void onHello(ChannelHandlerContext ctx, ByteBuf body) {
+    byte version = body.readByte();
+    if (version != HandshakeMessages.VERSION) {
+      refuse(ctx, "unsupported handshake version " + version,
+          "unsupported handshake version " + version);
+      return;
+    }
+    appId = WireStrings.read(body, HandshakeMessages.MAX_APP_ID_BYTES, "application id");
+    clientNonce = HandshakeMessages.readFixed(body, HandshakeMessages.NONCE_BYTES, "HELLO nonce");
+    secret = secrets.secretFor(appId);
+    serverNonce = HandshakeMessages.nonce();
+    state = State.AWAIT_RESPONSE;
+    ctx.writeAndFlush(HandshakeMessages.fixed(ctx.alloc(), HandshakeMessages.CHALLENGE, serverNonce));
+  }
+
+  private void onResponse(ChannelHandlerContext ctx, ByteBuf body) {
+    byte[] proof = HandshakeMessages.readFixed(body, HandshakeMessages.PROOF_BYTES, "RESPONSE");
+    if (secret == null) {
+      refuse(ctx, "unknown application " + appId, GENERIC_REFUSAL);
+      return;
+    }
+    byte[] expected = HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce);
+    if (!HandshakeMessages.matches(expected, proof)) {
+      refuse(ctx, "wrong secret for application " + appId, GENERIC_REFUSAL);
+      return;
+    }
+    state = State.DONE;
+    timeoutTask.cancel(false);
+    ctx.channel().attr(SecureChannels.APP_ID).set(appId);
+    ctx.writeAndFlush(HandshakeMessages.fixed(ctx.alloc(), HandshakeMessages.OK,
+        HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce)));
+    LOG.debug("authenticated {} for application {}", ctx.channel().remoteAddress(), appId);
+    secret = null;
+    ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
+    ctx.pipeline().remove(this);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (state == State.DONE) {
+      ctx.fireExceptionCaught(cause);
+    } else if (state != State.REFUSED) {
+      refuse(ctx, "error during handshake: " + cause, GENERIC_REFUSAL);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (timeoutTask != null) {
+      timeoutTask.cancel(false);
+    }
+    ctx.fireChannelInactive();
+  }
+
+  private void refuse(ChannelHandlerContext ctx, String realReason, String toldReason) {
+    if (state == State.DONE || state == State.REFUSED) {
+      return;
+    }
+    LOG.warn("refused connection from {} (application {}): {}", ctx.channel().remoteAddress(),
+        appId == null ? "?" : appId, realReason);
+    state = State.REFUSED;
+    secret = null;
+    if (timeoutTask != null) {
+      timeoutTask.cancel(false);
+    }
+    ctx.writeAndFlush(HandshakeMessages.reject(ctx.alloc(), toldReason))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+}

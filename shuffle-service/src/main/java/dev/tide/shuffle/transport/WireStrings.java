@@ -1,0 +1,41 @@
+package dev.tide.shuffle.transport;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * UTF-8 strings on the wire: {@code uint16 byteLength | bytes}. Decoding checks the length
+ * against the readable bytes and a caller-given maximum before allocating. Thread-safe.
+ */
+public final class WireStrings {
+  private WireStrings() {}
+
+  /** Bytes {@link #write} will use for {@code s}. */
+  public static int encodedLength(String s) {
+    return 2 + s.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  /** @throws IllegalArgumentException if the UTF-8 form exceeds 65535 bytes */
+  public static void write(ByteBuf buf, String s) {
+    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > 0xFFFF) {
+      throw new IllegalArgumentException("string of " + bytes.length + " bytes exceeds 65535");
+    }
+    buf.writeShort(bytes.length);
+    buf.writeBytes(bytes);
+  }
+
+  /** @throws MalformedFrameException if the string is truncated or longer than maxBytes */
+  public static String read(ByteBuf buf, int maxBytes, String what) {
+    if (buf.readableBytes() < 2) {
+      throw new MalformedFrameException("truncated " + what);
+    }
+    int len = buf.readUnsignedShort();
+    if (len > maxBytes || len > buf.readableBytes()) {
+      throw new MalformedFrameException(what + " of " + len + " bytes is too long or truncated");
+    }
+    String s = buf.toString(buf.readerIndex(), len, StandardCharsets.UTF_8);
+    buf.skipBytes(len);
+    return s;
+  }
+}
