@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.slf4j.Logger;
@@ -47,12 +48,20 @@ public final class ExecutorLauncher {
   private final ExecutorLaunchContexts contexts;
   private final ContainerStarter starter;
   private final ExecutorService pool;
+  private final ToIntFunction<ByteBuffer> shufflePortDecoder;
 
   public ExecutorLauncher(ExecutorLaunchContexts contexts, ContainerStarter starter,
       ExecutorService pool) {
+    this(contexts, starter, pool, ShuffleServiceMetadata::decodePort);
+  }
+
+  /** @param shufflePortDecoder reads the port from the aux service's metadata (tests) */
+  ExecutorLauncher(ExecutorLaunchContexts contexts, ContainerStarter starter,
+      ExecutorService pool, ToIntFunction<ByteBuffer> shufflePortDecoder) {
     this.contexts = contexts;
     this.starter = starter;
     this.pool = pool;
+    this.shufflePortDecoder = shufflePortDecoder;
   }
 
   /** Starts the executor asynchronously; {@code onDone} receives the result exactly once. */
@@ -85,7 +94,7 @@ public final class ExecutorLauncher {
     }
     int port;
     try {
-      port = ShuffleServiceMetadata.decodePort(shuffleMeta.duplicate());
+      port = shufflePortDecoder.applyAsInt(shuffleMeta.duplicate());
     } catch (RuntimeException e) {
       return new LaunchFailed(executorId, container, "bad " + ShuffleServiceMetadata.SERVICE_NAME
           + " metadata from node " + container.getNodeId() + ": " + e.getMessage());

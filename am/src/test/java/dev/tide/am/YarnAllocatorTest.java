@@ -1,0 +1,324 @@
+package dev.tide.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.AppSecret;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.impl.AMRMClientImpl;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The allocator's thread, hand-offs and bookkeeping, with YARN's real request table (an
+ * unstarted {@code AMRMClientImpl}) whose heartbeat is replaced by a scripted RM, a fake
+ * NodeManager and a fake driver.
+ */
+class YarnAllocatorTest {
+  private static final Resource EXECUTOR = Resource.newInstance(768, 1);
+  private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+  /** The RM side: hands out queued containers and completions on the next heartbeat. */
+  static final class ScriptedAmrmClient extends AMRMClientImpl<ContainerRequest> {
+    final List<Container> toAllocate = Collections.synchronizedList(new ArrayList<>());
+    final List<ContainerStatus> toComplete = Collections.synchronizedList(new ArrayList<>());
+    final Set<ContainerId> released = ConcurrentHashMap.newKeySet();
+    volatile int pendingAtLastHeartbeat;
+    volatile int heartbeats;
+    volatile float lastProgress;
+
+    @Override
+    public AllocateResponse allocate(float progress) {
+      // Runs on the allocator thread, so reading the table here is race-free.
+      int pending = 0;
+      for (var requests : getMatchingRequests(TestContainers.PRIORITY, ResourceRequest.ANY,
+          EXECUTOR)) {
+        pending += requests.size();
+      }
+      pendingAtLastHeartbeat = pending;
+      lastProgress = progress;
+      List<Container> allocated;
+      List<ContainerStatus> completed;
+      synchronized (this) {
+        allocated = drain(toAllocate);
+        completed = drain(toComplete);
+      }
+      heartbeats++;
+      return AllocateResponse.newInstance(heartbeats, completed, allocated, List.of(),
+          Resource.newInstance(8192, 8), null, 1, null, List.of());
+    }
+
+    @Override
+    public void releaseAssignedContainer(ContainerId containerId) {
+      super.releaseAssignedContainer(containerId);
+      released.add(containerId);
+    }
+
+    private static <T> List<T> drain(List<T> list) {
+      synchronized (list) {
+        List<T> copy = new ArrayList<>(list);
+        list.clear();
+        return copy;
+      }
+    }
+  }
+
+  /** Records what the allocator tells the driver. */
+  static final class RecordingDriver implements DriverCallbacks {
+    final List<String> launched = new CopyOnWriteArrayList<>();
+    final List<String> exited = new CopyOnWriteArrayList<>();
+    final List<String> aborts = new CopyOnWriteArrayList<>();
+    final List<String> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void executorLaunched(String executorId, String host, int shufflePort) {
+      launched.add(executorId + "@" + host + ":" + shufflePort);
+    }
+
+    @Override
+    public void executorExited(String executorId, boolean failure, String diagnostics) {
+      exited.add(executorId + (failure ? " failed: " : " ended: ") + diagnostics);
+    }
+
+    @Override
+    public void abort(String diagnostics) {
+      aborts.add(diagnostics);
+    }
+
+    @Override
+    public void logEvent(String event, String... keyValues) {
+      events.add(event + " " + String.join(" ", keyValues));
+    }
+  }
+
+  private final TestContainers containers = TestContainers.create();
+  private final ScriptedAmrmClient amrm = new ScriptedAmrmClient();
+  private final RecordingDriver driver = new RecordingDriver();
+  private final List<ContainerId> started = new CopyOnWriteArrayList<>();
+  private final Set<ContainerId> failToStart = ConcurrentHashMap.newKeySet();
+  private ExecutorService launcherPool;
+  private YarnAllocator allocator;
+
+  @BeforeEach
+  void setUp() {
+    launcherPool = Executors.newFixedThreadPool(2);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (allocator != null) {
+      allocator.stop(DEADLINE);
+    }
+    launcherPool.shutdownNow();
+    amrm.close();
+  }
+
+  private void start(int maxFailures) {
+    allocator = new YarnAllocator(amrm,
+        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
+        new ExitStatusClassifier(512, 256), maxFailures, Duration.ofMillis(10),
+        Duration.ofMillis(50));
+    ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(new Configuration(false),
+        TestContainers.APP.toString(), "amhost", 40000, AppSecret.generate(), Optional.empty());
+    ExecutorLauncher launcher = new ExecutorLauncher(contexts, (container, context) -> {
+      if (failToStart.contains(container.getId())) {
+        throw new java.io.IOException("NodeManager refused");
+      }
+      started.add(container.getId());
+      return Map.of("tide_shuffle", ByteBuffer.allocate(4).putInt(0, 7337));
+    }, launcherPool, ByteBuffer::getInt);
+    allocator.start(driver, launcher, () -> 0.25f);
+  }
+
+  @Test
+  void requestsLaunchesAndReportsExecutors() {
+    start(3);
+    allocator.requestTotalExecutors(3, 0, Map.of());
+    await("3 pending requests", () -> amrm.pendingAtLastHeartbeat == 3);
+
+    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+        containers.container("node2", EXECUTOR), containers.container("node1", EXECUTOR)));
+
+    await("3 executors launched", () -> driver.launched.size() == 3);
+    assertEquals(Set.of("1@node1:7337", "2@node2:7337", "3@node1:7337"),
+        Set.copyOf(driver.launched));
+    await("matched requests removed", () -> amrm.pendingAtLastHeartbeat == 0);
+    assertEquals(0.25f, amrm.lastProgress);
+    assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("executorLaunched executor 1 ")
+        && e.contains("shufflePort 7337")), driver.events::toString);
+  }
+
+  @Test
+  void surplusContainerIsReleasedAtOnce() {
+    start(3);
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    await("1 pending request", () -> amrm.pendingAtLastHeartbeat == 1);
+    Container wanted = containers.container("node1", EXECUTOR);
+    Container extra = containers.container("node2", EXECUTOR);
+
+    amrm.toAllocate.addAll(List.of(wanted, extra));
+
+    await("surplus released", () -> amrm.released.contains(extra.getId()));
+    await("one executor launched", () -> driver.launched.size() == 1);
+    assertEquals(List.of(wanted.getId()), started);
+
+    // Its completion is not an executor's and not a failure.
+    amrm.toComplete.add(TestContainers.released(extra));
+    await("completion seen", () -> driver.events.stream()
+        .anyMatch(e -> e.startsWith("containerCompleted container " + extra.getId())));
+    assertEquals(List.of(), driver.exited);
+    assertEquals(List.of(), driver.aborts);
+  }
+
+  @Test
+  void targetDropCancelsPendingRequests() {
+    start(3);
+    allocator.requestTotalExecutors(5, 0, Map.of());
+    await("5 pending", () -> amrm.pendingAtLastHeartbeat == 5);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+  }
+
+  @Test
+  void killedExecutorIsReleasedAndNotAFailure() {
+    start(3);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container first = containers.container("node1", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(first, containers.container("node2", EXECUTOR)));
+    await("2 launched", () -> driver.launched.size() == 2);
+    String firstId = driver.launched.stream().filter(l -> l.contains("node1")).findFirst()
+        .orElseThrow().split("@")[0];
+
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    allocator.killExecutors(List.of(firstId));
+    await("killed container released", () -> amrm.released.contains(first.getId()));
+    amrm.toComplete.add(TestContainers.released(first));
+
+    await("exit reported", () -> driver.exited.size() == 1);
+    assertTrue(driver.exited.get(0).startsWith(firstId + " ended: released by the"),
+        driver.exited::toString);
+    // No replacement is requested: target 1, one running.
+    await("no pending requests", () -> amrm.pendingAtLastHeartbeat == 0);
+  }
+
+  @Test
+  void failuresPastTheLimitAbortTheApplication() {
+    start(1);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container a = containers.container("node1", EXECUTOR);
+    Container b = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched", () -> driver.launched.size() == 2);
+
+    amrm.toComplete.add(TestContainers.completed(a, 1, "boom"));
+    await("first failure reported", () -> driver.exited.size() == 1);
+    assertTrue(driver.exited.get(0).contains("failed: executor exited with status 1: boom"),
+        driver.exited::toString);
+    assertEquals(List.of(), driver.aborts, "1 failure is not past tide.executor.maxFailures=1");
+
+    amrm.toComplete.add(TestContainers.completed(b, 52, "out of memory"));
+    await("abort", () -> driver.aborts.size() == 1);
+    String abort = driver.aborts.get(0);
+    assertTrue(abort.contains("tide.executor.maxFailures = 1"), abort);
+    assertTrue(abort.contains("node2") && abort.contains("out of memory"), abort);
+  }
+
+  @Test
+  void preemptionAndMemoryKillsAreNotFailures() {
+    start(1);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container a = containers.container("node1", EXECUTOR);
+    Container b = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched", () -> driver.launched.size() == 2);
+
+    amrm.toComplete.add(TestContainers.completed(a, ContainerExitStatus.PREEMPTED, ""));
+    amrm.toComplete.add(TestContainers.completed(b, ContainerExitStatus.KILLED_EXCEEDED_PMEM,
+        "beyond physical memory limits"));
+    await("2 exits", () -> driver.exited.size() == 2);
+    assertTrue(driver.exited.stream().noneMatch(e -> e.contains(" failed: ")),
+        driver.exited::toString);
+    assertTrue(driver.exited.stream().anyMatch(e -> e.contains("tide.executor.memoryOverhead")),
+        driver.exited::toString);
+    assertEquals(List.of(), driver.aborts);
+    // Both are replaced.
+    await("2 new requests", () -> amrm.pendingAtLastHeartbeat == 2);
+  }
+
+  @Test
+  void failedLaunchIsReleasedAndCounted() {
+    start(1);
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    await("1 pending", () -> amrm.pendingAtLastHeartbeat == 1);
+    Container bad = containers.container("node1", EXECUTOR);
+    failToStart.add(bad.getId());
+    amrm.toAllocate.add(bad);
+
+    await("bad container released", () -> amrm.released.contains(bad.getId()));
+    assertEquals(List.of(), driver.launched);
+    // A replacement is requested.
+    await("replacement requested", () -> amrm.pendingAtLastHeartbeat == 1);
+
+    Container bad2 = containers.container("node1", EXECUTOR);
+    failToStart.add(bad2.getId());
+    amrm.toAllocate.add(bad2);
+    await("abort after second failed launch", () -> driver.aborts.size() == 1);
+    assertTrue(driver.aborts.get(0).contains("NodeManager refused"), driver.aborts::toString);
+  }
+
+  @Test
+  void stopReleasesEveryContainer() throws Exception {
+    start(3);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container a = containers.container("node1", EXECUTOR);
+    Container b = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched", () -> driver.launched.size() == 2);
+
+    allocator.stop(DEADLINE);
+
+    assertEquals(Set.of(a.getId(), b.getId()), amrm.released);
+  }
+
+  private static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for: " + what);
+      }
+    }
+  }
+
+}
