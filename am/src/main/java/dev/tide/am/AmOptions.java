@@ -44,6 +44,10 @@ public final class AmOptions {
       stringOption("tide.yarn.container.classpath", "", "When set, no jar is staged and every"
           + " container (AM and executors) uses exactly this CLASSPATH. For tests and the"
           + " embedded demo, which run from class directories.");
+  public static final ConfigOption<String> CONTAINER_JAVA_HOME =
+      stringOption("tide.yarn.container.javaHome", "", "When set, JAVA_HOME of every container"
+          + " (AM and executors); empty means the NodeManager's own JAVA_HOME. Tests set it to"
+          + " the test JVM's java.home when JAVA_HOME is not exported.");
   public static final ConfigOption<Duration> CLIENT_POLL_INTERVAL =
       durationOption("tide.client.pollInterval", "1s",
           "How often the client asks YARN and the AM for state and progress.");
@@ -56,7 +60,7 @@ public final class AmOptions {
 
   public static List<ConfigOption<?>> all() {
     return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,
-        STAGING_DIR, CONTAINER_CLASSPATH, CLIENT_POLL_INTERVAL);
+        STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL);
   }
 
   /**

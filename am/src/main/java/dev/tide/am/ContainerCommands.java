@@ -1,7 +1,9 @@
 package dev.tide.am;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
@@ -40,6 +42,20 @@ public final class ContainerCommands {
       }
       return String.join(ApplicationConstants.CLASS_PATH_SEPARATOR, entries);
     });
+  }
+
+  /**
+   * The environment of every Tide container: CLASSPATH, and JAVA_HOME when
+   * {@code tide.yarn.container.javaHome} is set.
+   */
+  public static Map<String, String> environment(Configuration conf) {
+    Map<String, String> environment = new HashMap<>();
+    environment.put(Environment.CLASSPATH.name(), classpath(conf));
+    String javaHome = AmOptions.CONTAINER_JAVA_HOME.get(conf);
+    if (!javaHome.isEmpty()) {
+      environment.put(Environment.JAVA_HOME.name(), javaHome);
+    }
+    return Map.copyOf(environment);
   }
 
   /** True when containers get the staged app jar (no fixed container classpath). */

@@ -13,13 +13,12 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.security.Credentials;
-import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.LocalResource;
 
 /**
  * Builds the launch context of one executor container: the java command of
- * {@link ExecutorCommand}, the CLASSPATH of {@link ContainerCommands#classpath}, the staged app
+ * {@link ExecutorCommand}, the environment of {@link ContainerCommands#environment}, the staged app
  * jar (when staged), tokens holding only the application secret (never the AM's own tokens),
  * and the secret as service data for {@code tide_shuffle}.
  *
@@ -32,7 +31,7 @@ public final class ExecutorLaunchContexts {
   private final int executorCores;
   private final int executorMemoryMb;
   private final String javaOpts;
-  private final String classpath;
+  private final Map<String, String> environment;
   private final Optional<LocalResource> appJar;
   private final byte[] secret;
   private final byte[] tokens;
@@ -49,7 +48,7 @@ public final class ExecutorLaunchContexts {
     this.executorCores = TideOptions.EXECUTOR_CORES.get(conf);
     this.executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
     this.javaOpts = TideOptions.EXECUTOR_JAVA_OPTS.get(conf);
-    this.classpath = ContainerCommands.classpath(conf);
+    this.environment = ContainerCommands.environment(conf);
     this.appJar = appJar;
     this.secret = secret.clone();
     this.tokens = serialize(AppSecret.asCredentials(secret));
@@ -66,7 +65,6 @@ public final class ExecutorLaunchContexts {
   public ContainerLaunchContext create(String executorId) {
     Map<String, LocalResource> localResources =
         appJar.map(jar -> Map.of(ContainerCommands.APP_JAR, jar)).orElse(Map.of());
-    Map<String, String> environment = Map.of(Environment.CLASSPATH.name(), classpath);
     Map<String, ByteBuffer> serviceData =
         Map.of(ShuffleServiceMetadata.SERVICE_NAME, ByteBuffer.wrap(secret.clone()));
     return ContainerLaunchContext.newInstance(localResources, environment,

@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +21,6 @@ import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
-import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
@@ -198,10 +196,8 @@ public final class TideClient extends Configured implements Tool {
       credentials.addAll(UserGroupInformation.getCurrentUser().getCredentials());
       fs.addDelegationTokens(renewer, credentials);
     }
-    Map<String, String> environment = new HashMap<>();
-    environment.put(Environment.CLASSPATH.name(), ContainerCommands.classpath(conf));
     ContainerLaunchContext amContainer = ContainerLaunchContext.newInstance(localResources,
-        environment, List.of(amCommand(conf)), null,
+        ContainerCommands.environment(conf), List.of(amCommand(conf)), null,
         ByteBuffer.wrap(ExecutorLaunchContexts.serialize(credentials)), null);
 
     context.setApplicationName(AmOptions.appName(conf, job));

@@ -54,6 +54,16 @@ class ContainerCommandsTest {
   }
 
   @Test
+  void environmentHasJavaHomeOnlyWhenSet() {
+    Configuration conf = new Configuration(false);
+    conf.set("tide.yarn.container.classpath", "/classes");
+    assertEquals(java.util.Map.of("CLASSPATH", "/classes"), ContainerCommands.environment(conf));
+    conf.set("tide.yarn.container.javaHome", "/usr/lib/jvm/java-17");
+    assertEquals(java.util.Map.of("CLASSPATH", "/classes", "JAVA_HOME", "/usr/lib/jvm/java-17"),
+        ContainerCommands.environment(conf));
+  }
+
+  @Test
   void amCommandAndResource() {
     Configuration conf = new Configuration(false);
     conf.set("tide.am.memory", "256m");
