@@ -1,16 +1,85 @@
 package dev.tide.shuffle.client;
 
 import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.client.ShuffleFetchException.Reason;
+import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.transport.HandshakeException;
+import dev.tide.shuffle.transport.SecureChannels;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import java.net.ConnectException;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Fetches map output segments from {@code tide_shuffle} services for one application,
- * authenticating every connection with the application's secret. Thread-safe.
+ * authenticating every connection with the application's secret. Thread-safe: one connection
+ * per service (host:port) is opened on first use, kept, and shared by concurrent fetches
+ * (replies are matched by request id); a broken connection is replaced on the next fetch.
+ *
+ * <p>Errors: connection refused -> CONNECT, handshake refused -> AUTH, a request for an
+ * application the connection may not read -> AUTH, missing or truncated map output ->
+ * NOT_FOUND (then {@link ShuffleFetchException#blocks()} lists the blocks whose map output is
+ * gone), no data for the read timeout -> TIMEOUT, server at its limits -> BUSY.
  */
 public final class ShuffleClient implements AutoCloseable {
-  // TODO(shuffle-service helper): implement; keep these signatures.
+  private static final AttributeKey<Future<Void>> HANDSHAKE =
+      AttributeKey.valueOf("tide.shuffle.handshake");
+
+  private final String appId;
+  private final byte[] secret;
+  private final ShuffleClientConfig config;
+  private final EventLoopGroup group;
+  private final Bootstrap bootstrap;
+  private final Map<String, CompletableFuture<Channel>> connections = new ConcurrentHashMap<>();
+  private final AtomicLong nextRequestId = new AtomicLong(1);
+  private volatile boolean closed;
+
   public ShuffleClient(String appId, byte[] secret) {
-    throw new UnsupportedOperationException();
+    this(appId, secret, ShuffleClientConfig.DEFAULTS);
+  }
+
+  public ShuffleClient(String appId, byte[] secret, ShuffleClientConfig config) {
+    if (appId == null || appId.isEmpty() || secret == null || secret.length == 0) {
+      throw new IllegalArgumentException("a shuffle client needs an application id and a secret");
+    }
+    this.appId = appId;
+    this.secret = secret.clone();
+    this.config = config;
+    this.group = new NioEventLoopGroup(config.ioThreads(),
+        new DefaultThreadFactory("tide-shuffle-client", true));
+    this.bootstrap = new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.SO_KEEPALIVE, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            ch.pipeline().addLast("idle", new IdleStateHandler(0, 0,
+                config.readTimeout().toMillis(), TimeUnit.MILLISECONDS));
+            Future<Void> handshake = SecureChannels.initClient(ch, ShuffleClient.this.appId,
+                ShuffleClient.this.secret, config.maxReplyBytes(), config.handshakeTimeout(),
+                new FetchResponseHandler());
+            ch.attr(HANDSHAKE).set(handshake);
+          }
+        });
   }
 
   /**
@@ -21,9 +90,119 @@ public final class ShuffleClient implements AutoCloseable {
    */
   public List<byte[]> fetch(String host, int port, List<BlockId> blocks)
       throws ShuffleFetchException {
-    throw new UnsupportedOperationException();
+    if (closed) {
+      throw new IllegalStateException("shuffle client of application " + appId + " is closed");
+    }
+    if (blocks.isEmpty()) {
+      return List.of();
+    }
+    try {
+      Channel ch = await(connection(host, port));
+      FetchResponseHandler handler = ch.pipeline().get(FetchResponseHandler.class);
+      if (handler == null) {
+        throw new FetchFailure(Reason.CONNECT, "connection closed", List.of(), null);
+      }
+      FetchRequest request = new FetchRequest(nextRequestId.getAndIncrement(), appId, blocks);
+      return await(handler.send(request));
+    } catch (FetchFailure f) {
+      List<BlockId> named = f.reason() == Reason.NOT_FOUND && !f.blocks().isEmpty()
+          ? f.blocks() : blocks;
+      throw new ShuffleFetchException(host, port, named, f.reason(), f.getMessage(), f.getCause());
+    }
   }
 
+  private CompletableFuture<Channel> connection(String host, int port) {
+    String key = host + ":" + port;
+    while (true) {
+      CompletableFuture<Channel> existing = connections.get(key);
+      if (existing != null) {
+        Channel ch = existing.getNow(null);
+        if (ch == null && existing.isCompletedExceptionally()) {
+          connections.remove(key, existing);
+          continue;
+        }
+        if (ch == null || ch.isActive()) {
+          return existing;
+        }
+        connections.remove(key, existing);
+        continue;
+      }
+      CompletableFuture<Channel> created = new CompletableFuture<>();
+      if (connections.putIfAbsent(key, created) != null) {
+        continue;
+      }
+      created.whenComplete((c, e) -> {
+        if (e != null) {
+          connections.remove(key, created);
+        }
+      });
+      connect(host, port, key, created);
+      return created;
+    }
+  }
+
+  private void connect(String host, int port, String key, CompletableFuture<Channel> result) {
+    ChannelFuture connect = bootstrap.connect(host, port);
+    connect.addListener(cf -> {
+      if (!cf.isSuccess()) {
+        result.completeExceptionally(new FetchFailure(Reason.CONNECT, "cannot connect: "
+            + describe(cf.cause()), List.of(), cf.cause()));
+        return;
+      }
+      Channel ch = connect.channel();
+      ch.closeFuture().addListener(x -> connections.remove(key, result));
+      ch.attr(HANDSHAKE).get().addListener(hf -> {
+        if (hf.isSuccess()) {
+          result.complete(ch);
+        } else {
+          result.completeExceptionally(handshakeFailure(hf.cause()));
+        }
+      });
+    });
+  }
+
+  private static FetchFailure handshakeFailure(Throwable cause) {
+    Reason reason = Reason.PROTOCOL;
+    if (cause instanceof HandshakeException h) {
+      reason = switch (h.kind()) {
+        case REJECTED -> Reason.AUTH;
+        case TIMEOUT -> Reason.TIMEOUT;
+        case CLOSED -> Reason.CONNECT;
+        case PROTOCOL -> Reason.PROTOCOL;
+      };
+    }
+    return new FetchFailure(reason, cause.getMessage(), List.of(), cause);
+  }
+
+  private static String describe(Throwable t) {
+    return t instanceof ConnectException ? String.valueOf(t.getMessage()) : String.valueOf(t);
+  }
+
+  private <T> T await(CompletableFuture<T> future) throws FetchFailure {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FetchFailure(Reason.TIMEOUT, "interrupted while waiting", List.of(), e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof FetchFailure f) {
+        throw f;
+      }
+      throw new FetchFailure(Reason.PROTOCOL, String.valueOf(e.getCause()), List.of(), e.getCause());
+    }
+  }
+
+  /** Closes every connection and stops the client's threads. */
   @Override
-  public void close() {}
+  public void close() {
+    closed = true;
+    for (CompletableFuture<Channel> f : connections.values()) {
+      Channel ch = f.getNow(null);
+      if (ch != null) {
+        ch.close();
+      }
+    }
+    connections.clear();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
 }

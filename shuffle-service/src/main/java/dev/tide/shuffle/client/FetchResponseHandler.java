@@ -1,0 +1,147 @@
+package dev.tide.shuffle.client;
+
+import dev.tide.shuffle.client.ShuffleFetchException.Reason;
+import dev.tide.shuffle.protocol.ErrorCode;
+import dev.tide.shuffle.protocol.ErrorReply;
+import dev.tide.shuffle.protocol.FetchReply;
+import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.protocol.ShuffleMessage;
+import dev.tide.shuffle.protocol.ShuffleMessages;
+import dev.tide.shuffle.transport.MalformedFrameException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Matches replies to outstanding requests of one client connection by request id. Requests
+ * are registered from any thread ({@link #send}); replies, errors, idle timeouts and the close
+ * complete them on the event loop. Once the connection is gone every outstanding request fails.
+ */
+final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
+  private final Map<Long, CompletableFuture<List<byte[]>>> pending = new ConcurrentHashMap<>();
+  private volatile Channel channel;
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+  }
+
+  /** Sends the request; the future completes with the block bytes or a {@link FetchFailure}. */
+  CompletableFuture<List<byte[]>> send(FetchRequest request) {
+    CompletableFuture<List<byte[]>> result = new CompletableFuture<>();
+    Channel ch = channel;
+    pending.put(request.requestId(), result);
+    // Checked after registering: a close that raced us either sees the entry or left this false.
+    if (ch == null || !ch.isActive()) {
+      fail(request.requestId(), Reason.CONNECT, "connection is closed");
+      return result;
+    }
+    ch.writeAndFlush(request.toFrame(ch.alloc())).addListener(f -> {
+      if (!f.isSuccess()) {
+        fail(request.requestId(), Reason.CONNECT, "cannot send request: " + f.cause());
+      }
+    });
+    return result;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf body = (ByteBuf) msg;
+    try {
+      ShuffleMessage message = ShuffleMessages.decode(body);
+      if (message instanceof FetchReply reply) {
+        CompletableFuture<List<byte[]>> f = pending.remove(reply.requestId());
+        if (f != null) {
+          f.complete(copyBlocks(reply, body));
+        }
+      } else if (message instanceof ErrorReply error) {
+        onError(ctx, error);
+      } else {
+        failAll(Reason.PROTOCOL, "server sent unexpected message type " + message.type());
+        ctx.close();
+      }
+    } catch (MalformedFrameException e) {
+      failAll(Reason.PROTOCOL, "malformed reply: " + e.getMessage());
+      ctx.close();
+    } finally {
+      body.release();
+    }
+  }
+
+  private void onError(ChannelHandlerContext ctx, ErrorReply error) {
+    if (error.requestId() == -1) {
+      // The server could not read one of our frames, so it cannot say which request it was.
+      failAll(Reason.PROTOCOL, "server could not read a request: " + error.message());
+      ctx.close();
+      return;
+    }
+    CompletableFuture<List<byte[]>> f = pending.remove(error.requestId());
+    if (f != null) {
+      f.completeExceptionally(new FetchFailure(reasonFor(error.code()),
+          error.code() + ": " + error.message(), error.blocks(), null));
+    }
+  }
+
+  static Reason reasonFor(ErrorCode code) {
+    return switch (code) {
+      case NOT_FOUND -> Reason.NOT_FOUND;
+      case FORBIDDEN -> Reason.AUTH;
+      case BAD_REQUEST -> Reason.PROTOCOL;
+      case BUSY -> Reason.BUSY;
+      case INTERNAL -> Reason.SERVER_ERROR;
+    };
+  }
+
+  private static List<byte[]> copyBlocks(FetchReply reply, ByteBuf data) {
+    List<byte[]> blocks = new ArrayList<>(reply.blockCount());
+    for (int i = 0; i < reply.blockCount(); i++) {
+      byte[] bytes = new byte[(int) reply.blockLength(i)];
+      data.readBytes(bytes);
+      blocks.add(bytes);
+    }
+    return blocks;
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent && !pending.isEmpty()) {
+      failAll(Reason.TIMEOUT, "no data from the server for the read timeout");
+      ctx.close();
+    } else {
+      ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    failAll(Reason.CONNECT, "connection closed by the server or network");
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    failAll(cause instanceof java.io.IOException ? Reason.CONNECT : Reason.PROTOCOL,
+        "connection failed: " + cause);
+    ctx.close();
+  }
+
+  private void fail(long requestId, Reason reason, String message) {
+    CompletableFuture<List<byte[]>> f = pending.remove(requestId);
+    if (f != null) {
+      f.completeExceptionally(new FetchFailure(reason, message, List.of(), null));
+    }
+  }
+
+  private void failAll(Reason reason, String message) {
+    for (Long id : List.copyOf(pending.keySet())) {
+      fail(id, reason, message);
+    }
+  }
+}

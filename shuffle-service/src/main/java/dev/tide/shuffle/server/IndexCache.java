@@ -1,0 +1,87 @@
+package dev.tide.shuffle.server;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Least-recently-used cache of parsed index files, bounded by the bytes of offsets it holds.
+ * An entry is only returned while the index file on disk is the one it was read from (same file
+ * key, size and modification time), so a recomputed map output is never served stale offsets.
+ * Thread-safe (synchronized; entries are immutable).
+ */
+final class IndexCache {
+  record Key(String appId, int shuffleId, int mapId) {}
+
+  /** Offsets read from one index file, with the identity of that file. */
+  record Entry(Object fileKey, long size, long modifiedMillis, long[] offsets) {
+    long weight() {
+      return 64L + 8L * offsets.length;
+    }
+
+    boolean sameFile(Object otherKey, long otherSize, long otherModified) {
+      return size == otherSize && modifiedMillis == otherModified
+          && (fileKey == null ? otherKey == null : fileKey.equals(otherKey));
+    }
+  }
+
+  private final long maxBytes;
+  private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
+  private long bytes;
+
+  IndexCache(long maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
+  synchronized Entry get(Key key, Object fileKey, long size, long modifiedMillis) {
+    Entry e = entries.get(key);
+    if (e == null) {
+      return null;
+    }
+    if (!e.sameFile(fileKey, size, modifiedMillis)) {
+      remove(key);
+      return null;
+    }
+    return e;
+  }
+
+  synchronized void put(Key key, Entry entry) {
+    if (entry.weight() > maxBytes) {
+      return;
+    }
+    remove(key);
+    entries.put(key, entry);
+    bytes += entry.weight();
+    Iterator<Map.Entry<Key, Entry>> it = entries.entrySet().iterator();
+    while (bytes > maxBytes && it.hasNext()) {
+      bytes -= it.next().getValue().weight();
+      it.remove();
+    }
+  }
+
+  synchronized void remove(Key key) {
+    Entry old = entries.remove(key);
+    if (old != null) {
+      bytes -= old.weight();
+    }
+  }
+
+  synchronized void removeApplication(String appId) {
+    Iterator<Map.Entry<Key, Entry>> it = entries.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<Key, Entry> e = it.next();
+      if (e.getKey().appId().equals(appId)) {
+        bytes -= e.getValue().weight();
+        it.remove();
+      }
+    }
+  }
+
+  synchronized long bytes() {
+    return bytes;
+  }
+
+  synchronized int size() {
+    return entries.size();
+  }
+}

@@ -1,0 +1,218 @@
+package dev.tide.shuffle.server;
+
+import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.ShuffleLayout;
+import dev.tide.shuffle.protocol.ErrorCode;
+import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * Turns a fetch request into a {@link FetchPlan}: finds each map output by probing every
+ * NodeManager local dir at the layout path derived from the registered (user, application) and
+ * the integer ids, reads (or reuses) its index, checks the data file is complete, and opens the
+ * file regions to send, coalescing consecutive blocks whose ranges are adjacent in one file.
+ * Blocking disk work: called on the server's disk threads only. Thread-safe.
+ */
+final class MapOutputResolver {
+  /** Index files above this size (about 16 million partitions) are treated as corrupt. */
+  private static final long MAX_INDEX_BYTES = 8L * ((1 << 24) + 1);
+
+  private final List<Path> localDirs;
+  private final IndexCache indexCache;
+  private final long maxReplyBytes;
+
+  MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes) {
+    this.localDirs = List.copyOf(localDirs);
+    this.indexCache = indexCache;
+    this.maxReplyBytes = maxReplyBytes;
+  }
+
+  private record MapKey(int shuffleId, int mapId) {}
+
+  /** A located map output, or why it could not be used. */
+  private record MapOutput(Path dataFile, long[] offsets, String problem) {
+    static MapOutput missing(String problem) {
+      return new MapOutput(null, null, problem);
+    }
+  }
+
+  FetchPlan plan(RegisteredApp app, List<BlockId> blocks) throws FetchRefusedException {
+    Map<MapKey, MapOutput> outputs = new LinkedHashMap<>();
+    for (BlockId b : blocks) {
+      outputs.computeIfAbsent(new MapKey(b.shuffleId(), b.mapId()), k -> locate(app, k));
+    }
+    refuseMissing(app, blocks, outputs);
+
+    long[] lengths = new long[blocks.size()];
+    long total = 0;
+    for (int i = 0; i < blocks.size(); i++) {
+      BlockId b = blocks.get(i);
+      long[] offsets = outputs.get(new MapKey(b.shuffleId(), b.mapId())).offsets();
+      int partitions = offsets.length - 1;
+      if (b.reduceEnd() > partitions) {
+        throw new FetchRefusedException(ErrorCode.BAD_REQUEST, "block " + describe(b)
+            + " of application " + app.appId() + " asks for reduce partitions up to "
+            + b.reduceEnd() + " but the map output has " + partitions, List.of(b));
+      }
+      lengths[i] = offsets[b.reduceEnd()] - offsets[b.reduceStart()];
+      total += lengths[i];
+    }
+    long headerBytes = 1L + 8 + 4 + 8L * blocks.size();
+    if (total + headerBytes > maxReplyBytes) {
+      throw new FetchRefusedException(ErrorCode.BAD_REQUEST, "reply of " + (total + headerBytes)
+          + " bytes for " + blocks.size() + " blocks of application " + app.appId()
+          + " exceeds the limit of " + maxReplyBytes + "; fetch fewer blocks per request",
+          List.of());
+    }
+    return new FetchPlan(lengths, openRegions(app, blocks, outputs));
+  }
+
+  private void refuseMissing(RegisteredApp app, List<BlockId> blocks,
+      Map<MapKey, MapOutput> outputs) throws FetchRefusedException {
+    List<BlockId> missing = new ArrayList<>();
+    StringJoiner why = new StringJoiner("; ");
+    for (Map.Entry<MapKey, MapOutput> e : outputs.entrySet()) {
+      if (e.getValue().problem() != null) {
+        why.add("shuffle " + e.getKey().shuffleId() + " map " + e.getKey().mapId() + ": "
+            + e.getValue().problem());
+      }
+    }
+    for (BlockId b : blocks) {
+      if (outputs.get(new MapKey(b.shuffleId(), b.mapId())).problem() != null) {
+        missing.add(b);
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new FetchRefusedException(ErrorCode.NOT_FOUND, "map output of application "
+          + app.appId() + " not available: " + why, missing);
+    }
+  }
+
+  private List<FetchPlan.Region> openRegions(RegisteredApp app, List<BlockId> blocks,
+      Map<MapKey, MapOutput> outputs) throws FetchRefusedException {
+    List<FetchPlan.Region> regions = new ArrayList<>();
+    try {
+      int i = 0;
+      while (i < blocks.size()) {
+        BlockId first = blocks.get(i);
+        MapOutput out = outputs.get(new MapKey(first.shuffleId(), first.mapId()));
+        long start = out.offsets()[first.reduceStart()];
+        long end = out.offsets()[first.reduceEnd()];
+        int j = i + 1;
+        while (j < blocks.size() && sameMap(first, blocks.get(j))
+            && out.offsets()[blocks.get(j).reduceStart()] == end) {
+          end = out.offsets()[blocks.get(j).reduceEnd()];
+          j++;
+        }
+        if (end > start) {
+          FileChannel ch = open(app, first, out.dataFile());
+          regions.add(new FetchPlan.Region(ch, start, end - start));
+        }
+        i = j;
+      }
+      return regions;
+    } catch (FetchRefusedException e) {
+      new FetchPlan(new long[0], regions).closeAll();
+      throw e;
+    }
+  }
+
+  private static FileChannel open(RegisteredApp app, BlockId b, Path data)
+      throws FetchRefusedException {
+    try {
+      return FileChannel.open(data, StandardOpenOption.READ);
+    } catch (IOException e) {
+      throw new FetchRefusedException(ErrorCode.NOT_FOUND, "cannot open map output " + data
+          + " of application " + app.appId() + " for block " + describe(b) + ": " + e,
+          List.of(b));
+    }
+  }
+
+  private static boolean sameMap(BlockId a, BlockId b) {
+    return a.shuffleId() == b.shuffleId() && a.mapId() == b.mapId();
+  }
+
+  private MapOutput locate(RegisteredApp app, MapKey key) {
+    for (Path localDir : localDirs) {
+      Path appDir = ShuffleLayout.appLocalDir(localDir, app.user(), app.appId());
+      Path index = ShuffleLayout.indexFile(appDir, key.shuffleId(), key.mapId());
+      BasicFileAttributes attrs;
+      try {
+        attrs = Files.readAttributes(index, BasicFileAttributes.class);
+      } catch (NoSuchFileException e) {
+        continue;
+      } catch (IOException e) {
+        return MapOutput.missing("cannot read " + index + ": " + e);
+      }
+      Path data = ShuffleLayout.dataFile(appDir, key.shuffleId(), key.mapId());
+      try {
+        long[] offsets = offsets(app.appId(), key, index, attrs);
+        long dataSize = Files.size(data);
+        long needed = offsets[offsets.length - 1];
+        if (dataSize < needed) {
+          indexCache.remove(new IndexCache.Key(app.appId(), key.shuffleId(), key.mapId()));
+          return MapOutput.missing("data file " + data + " is truncated (" + dataSize
+              + " of " + needed + " bytes)");
+        }
+        return new MapOutput(data, offsets, null);
+      } catch (NoSuchFileException e) {
+        return MapOutput.missing("file " + e.getFile() + " is missing");
+      } catch (IOException e) {
+        return MapOutput.missing("cannot read map output at " + index + ": " + e.getMessage());
+      }
+    }
+    return MapOutput.missing("no index file in any of " + localDirs.size() + " local dirs");
+  }
+
+  private long[] offsets(String appId, MapKey key, Path index, BasicFileAttributes attrs)
+      throws IOException {
+    IndexCache.Key cacheKey = new IndexCache.Key(appId, key.shuffleId(), key.mapId());
+    long modified = attrs.lastModifiedTime().toMillis();
+    IndexCache.Entry cached = indexCache.get(cacheKey, attrs.fileKey(), attrs.size(), modified);
+    if (cached != null) {
+      return cached.offsets();
+    }
+    long[] offsets = readIndex(index, attrs.size());
+    indexCache.put(cacheKey, new IndexCache.Entry(attrs.fileKey(), attrs.size(), modified, offsets));
+    return offsets;
+  }
+
+  private static long[] readIndex(Path index, long size) throws IOException {
+    if (size < 16 || size % 8 != 0 || size > MAX_INDEX_BYTES) {
+      throw new IOException("index " + index + " has an invalid size of " + size + " bytes");
+    }
+    ByteBuffer buf = ByteBuffer.allocate((int) size);
+    try (FileChannel ch = FileChannel.open(index, StandardOpenOption.READ)) {
+      while (buf.hasRemaining()) {
+        if (ch.read(buf) < 0) {
+          throw new IOException("index " + index + " shrank while being read");
+        }
+      }
+    }
+    buf.flip();
+    long[] offsets = new long[(int) (size / 8)];
+    for (int i = 0; i < offsets.length; i++) {
+      offsets[i] = buf.getLong();
+      if ((i == 0 && offsets[0] != 0) || (i > 0 && offsets[i] < offsets[i - 1])) {
+        throw new IOException("index " + index + " is corrupt at entry " + i);
+      }
+    }
+    return offsets;
+  }
+
+  static String describe(BlockId b) {
+    return b.shuffleId() + "/" + b.mapId() + "/[" + b.reduceStart() + "," + b.reduceEnd() + ")";
+  }
+}

@@ -1,0 +1,93 @@
+package dev.tide.shuffle.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Settings of a {@link ShuffleServer}; immutable, validated on construction. Build with
+ * {@link #builder()}; every setting has a default suited to a NodeManager.
+ *
+ * @param bindHost address to bind, null for all interfaces
+ * @param port TCP port, 0 for an ephemeral one
+ * @param localDirs the NodeManager local dirs ({@code yarn.nodemanager.local-dirs})
+ * @param ioThreads Netty event loop threads
+ * @param diskThreads threads that read index files and open data files
+ * @param diskQueueCapacity requests waiting for a disk thread before BUSY is answered
+ * @param maxRequestFrameBytes largest request frame accepted
+ * @param maxReplyBytes largest reply frame (header + data) the server will send
+ * @param maxBlocksPerRequest most blocks one request may name
+ * @param indexCacheBytes bytes of index offsets kept in memory
+ * @param maxInFlightBytes reply bytes queued for sending over all connections before BUSY
+ * @param handshakeTimeout time a connection has to authenticate
+ * @param useEpoll use the native epoll transport when available (NIO otherwise)
+ */
+public record ShuffleServerConfig(String bindHost, int port, List<Path> localDirs, int ioThreads,
+    int diskThreads, int diskQueueCapacity, int maxRequestFrameBytes, long maxReplyBytes,
+    int maxBlocksPerRequest, long indexCacheBytes, long maxInFlightBytes,
+    Duration handshakeTimeout, boolean useEpoll) {
+
+  public ShuffleServerConfig {
+    localDirs = List.copyOf(localDirs);
+    require(port >= 0 && port <= 65535, "port", port);
+    require(!localDirs.isEmpty(), "localDirs", localDirs);
+    require(ioThreads >= 1, "ioThreads", ioThreads);
+    require(diskThreads >= 1, "diskThreads", diskThreads);
+    require(diskQueueCapacity >= 1, "diskQueueCapacity", diskQueueCapacity);
+    require(maxRequestFrameBytes >= 64, "maxRequestFrameBytes", maxRequestFrameBytes);
+    require(maxReplyBytes >= 64 && maxReplyBytes <= Integer.MAX_VALUE, "maxReplyBytes",
+        maxReplyBytes);
+    require(maxBlocksPerRequest >= 1, "maxBlocksPerRequest", maxBlocksPerRequest);
+    require(indexCacheBytes >= 0, "indexCacheBytes", indexCacheBytes);
+    require(maxInFlightBytes >= 1, "maxInFlightBytes", maxInFlightBytes);
+    require(handshakeTimeout != null && !handshakeTimeout.isNegative()
+        && !handshakeTimeout.isZero(), "handshakeTimeout", handshakeTimeout);
+  }
+
+  private static void require(boolean ok, String name, Object value) {
+    if (!ok) {
+      throw new IllegalArgumentException("invalid shuffle server setting " + name + ": " + value);
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Mutable builder with defaults; not thread-safe. */
+  public static final class Builder {
+    private String bindHost;
+    private int port = 7447;
+    private List<Path> localDirs = List.of();
+    private int ioThreads = 2;
+    private int diskThreads = 2;
+    private int diskQueueCapacity = 1024;
+    private int maxRequestFrameBytes = 1 << 20;
+    private long maxReplyBytes = 1L << 30;
+    private int maxBlocksPerRequest = 10_000;
+    private long indexCacheBytes = 16L << 20;
+    private long maxInFlightBytes = 4L << 30;
+    private Duration handshakeTimeout = Duration.ofSeconds(10);
+    private boolean useEpoll;
+
+    public Builder bindHost(String v) { bindHost = v; return this; }
+    public Builder port(int v) { port = v; return this; }
+    public Builder localDirs(List<Path> v) { localDirs = v; return this; }
+    public Builder ioThreads(int v) { ioThreads = v; return this; }
+    public Builder diskThreads(int v) { diskThreads = v; return this; }
+    public Builder diskQueueCapacity(int v) { diskQueueCapacity = v; return this; }
+    public Builder maxRequestFrameBytes(int v) { maxRequestFrameBytes = v; return this; }
+    public Builder maxReplyBytes(long v) { maxReplyBytes = v; return this; }
+    public Builder maxBlocksPerRequest(int v) { maxBlocksPerRequest = v; return this; }
+    public Builder indexCacheBytes(long v) { indexCacheBytes = v; return this; }
+    public Builder maxInFlightBytes(long v) { maxInFlightBytes = v; return this; }
+    public Builder handshakeTimeout(Duration v) { handshakeTimeout = v; return this; }
+    public Builder useEpoll(boolean v) { useEpoll = v; return this; }
+
+    public ShuffleServerConfig build() {
+      return new ShuffleServerConfig(bindHost, port, localDirs, ioThreads, diskThreads,
+          diskQueueCapacity, maxRequestFrameBytes, maxReplyBytes, maxBlocksPerRequest,
+          indexCacheBytes, maxInFlightBytes, handshakeTimeout, useEpoll);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package dev.tide.shuffle.yarn;
+
+import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.shuffle.server.ShuffleServer;
+import dev.tide.shuffle.server.ShuffleServerConfig;
+import java.nio.ByteBuffer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
+import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
+import org.apache.hadoop.yarn.server.api.AuxiliaryService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NodeManager auxiliary service {@code tide_shuffle}: a narrow adapter that runs a
+ * {@link ShuffleServer} inside the NodeManager and feeds it the NodeManager's applications.
+ * Configure in yarn-site.xml:
+ * <pre>
+ *   yarn.nodemanager.aux-services = tide_shuffle
+ *   yarn.nodemanager.aux-services.tide_shuffle.class = dev.tide.shuffle.yarn.TideShuffleService
+ * </pre>
+ * Settings are in {@link ShuffleServiceOptions}. The secret of an application arrives as the
+ * service data of its containers' launch contexts. A failure to start is logged and leaves the
+ * NodeManager running unless {@code tide.shuffle.stopOnFailure=true}.
+ *
+ * <p>Threading: the NodeManager calls the lifecycle methods from its service thread and the
+ * application callbacks from its dispatcher; all state is in the server's thread-safe registry.
+ * No static mutable state (several NodeManagers may share a JVM).
+ */
+public class TideShuffleService extends AuxiliaryService {
+  private static final Logger LOG = LoggerFactory.getLogger(TideShuffleService.class);
+
+  private volatile ShuffleServer server;
+  private volatile boolean running;
+  private boolean stopOnFailure;
+
+  public TideShuffleService() {
+    super(ShuffleServiceMetadata.SERVICE_NAME);
+  }
+
+  @Override
+  protected void serviceInit(Configuration conf) throws Exception {
+    stopOnFailure = ShuffleServiceOptions.stopOnFailure(conf);
+    try {
+      ShuffleServerConfig config = ShuffleServiceOptions.serverConfig(conf);
+      server = new ShuffleServer(config);
+    } catch (RuntimeException e) {
+      failed("configure", e);
+    }
+    super.serviceInit(conf);
+  }
+
+  @Override
+  protected void serviceStart() throws Exception {
+    if (server != null) {
+      try {
+        server.start();
+        running = true;
+      } catch (Exception e) {
+        failed("start", e);
+      }
+    }
+    super.serviceStart();
+  }
+
+  @Override
+  protected void serviceStop() throws Exception {
+    running = false;
+    ShuffleServer s = server;
+    if (s != null) {
+      s.close();
+    }
+    super.serviceStop();
+  }
+
+  private void failed(String what, Exception e) throws Exception {
+    if (stopOnFailure) {
+      throw e;
+    }
+    LOG.error("tide_shuffle could not {}; the NodeManager keeps running without it ({}=false)",
+        what, ShuffleServiceOptions.STOP_ON_FAILURE.key(), e);
+    server = null;
+  }
+
+  @Override
+  public void initializeApplication(ApplicationInitializationContext context) {
+    String appId = String.valueOf(context.getApplicationId());
+    ShuffleServer s = server;
+    if (s == null) {
+      LOG.warn("tide_shuffle is not running; application {} will not be served", appId);
+      return;
+    }
+    ByteBuffer data = context.getApplicationDataForService();
+    if (data == null || !data.hasRemaining()) {
+      LOG.warn("application {} of user {} sent no shuffle secret; it will not be served", appId,
+          context.getUser());
+      return;
+    }
+    byte[] secret = new byte[data.remaining()];
+    data.duplicate().get(secret);
+    try {
+      s.registerApplication(appId, context.getUser(), secret);
+    } catch (IllegalArgumentException e) {
+      LOG.error("cannot register application {} of user {}: {}", appId, context.getUser(),
+          e.getMessage());
+    }
+  }
+
+  @Override
+  public void stopApplication(ApplicationTerminationContext context) {
+    ShuffleServer s = server;
+    if (s != null) {
+      s.removeApplication(String.valueOf(context.getApplicationId()));
+    }
+  }
+
+  /** The bound port as {@link ShuffleServiceMetadata#encodePort}; empty if not running. */
+  @Override
+  public ByteBuffer getMetaData() {
+    ShuffleServer s = server;
+    if (!running || s == null || s.port() == 0) {
+      return ByteBuffer.allocate(0);
+    }
+    return ShuffleServiceMetadata.encodePort(s.port());
+  }
+
+  /** The bound port, 0 if not running (tests, metrics). */
+  public int port() {
+    ShuffleServer s = server;
+    return running && s != null ? s.port() : 0;
+  }
+}
