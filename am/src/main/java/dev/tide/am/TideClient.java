@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -97,8 +98,9 @@ public final class TideClient extends Configured implements Tool {
       return 2;
     }
     String job = args[0];
-    List<String> jobArgs = List.of(Arrays.copyOfRange(args, 1, args.length));
     Configuration conf = new YarnConfiguration(getConf() == null ? new Configuration() : getConf());
+    List<String> jobArgs =
+        takeTrailingSettings(List.of(Arrays.copyOfRange(args, 1, args.length)), conf);
     try {
       AmOptions.validate(conf);
       for (ConfigOption<?> option : TideOptions.all()) {
@@ -149,6 +151,30 @@ public final class TideClient extends Configured implements Tool {
     } finally {
       yarn.stop();
     }
+  }
+
+  /**
+   * Applies {@code -D key=value} / {@code -Dkey=value} given after the job name (ToolRunner
+   * stops parsing options at the first non-option argument) and returns the other arguments.
+   */
+  static List<String> takeTrailingSettings(List<String> args, Configuration conf) {
+    List<String> jobArgs = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      String setting = null;
+      if (arg.equals("-D") && i + 1 < args.size() && args.get(i + 1).indexOf('=') > 0) {
+        setting = args.get(++i);
+      } else if (arg.startsWith("-D") && arg.indexOf('=') > 2) {
+        setting = arg.substring(2);
+      }
+      if (setting == null) {
+        jobArgs.add(arg);
+      } else {
+        int eq = setting.indexOf('=');
+        conf.set(setting.substring(0, eq).trim(), setting.substring(eq + 1), "command line");
+      }
+    }
+    return jobArgs;
   }
 
   /** The AM container's resource: tide.am.memory + tide.am.memoryOverhead, tide.am.cores. */

@@ -39,6 +39,23 @@ class TideClientTest {
     assertNull(client.getLastApplicationId());
   }
 
+  @Test
+  void settingsAfterTheJobAreAppliedNotPassedOn() {
+    Configuration conf = new Configuration(false);
+    assertEquals(java.util.List.of("/in", "-x", "/out"), TideClient.takeTrailingSettings(
+        java.util.List.of("/in", "-D", "tide.executor.cores=2", "-x", "-Dtide.queue=batch",
+            "/out"), conf));
+    assertEquals("2", conf.get("tide.executor.cores"));
+    assertEquals("batch", conf.get("tide.queue"));
+  }
+
+  @Test
+  void badSettingAfterTheJobExits2() throws Exception {
+    assertEquals(2, ToolRunner.run(new Configuration(false), client,
+        new String[] {"wordcount", "/in", "-D", "tide.am.cores=none"}));
+    assertTrue(output().contains("tide.am.cores = 'none'"), output());
+  }
+
   private String output() {
     return output.toString(StandardCharsets.UTF_8);
   }
