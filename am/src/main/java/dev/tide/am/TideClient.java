@@ -4,6 +4,7 @@ import dev.tide.driver.AppSecret;
 import dev.tide.driver.JobStatus;
 import dev.tide.driver.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.job.JobArgs;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.AppSecret;
+import dev.tide.driver.job.JobArgs;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;

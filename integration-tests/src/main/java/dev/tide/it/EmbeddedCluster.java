@@ -75,8 +75,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     writeXml(clientConf, confDir.resolve("core-site.xml").toFile());
     clientConf.set("tide.yarn.container.classpath",
         confDir + File.pathSeparator + System.getProperty("java.class.path"));
+    clientConf.set("tide.yarn.container.javaHome", System.getProperty("java.home"));
+    clientConf.set("tide.client.pollInterval", "250ms");
     // Small JVMs: see shared/TESTING.md.
-    clientConf.set("tide.am.memory", "256m");
+    clientConf.set("tide.am.memory", "192m");
+    clientConf.set("tide.am.memoryOverhead", "128m");
     clientConf.set("tide.executor.memory", "128m");
     clientConf.set("tide.executor.memoryOverhead", "128m");
     clientConf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");

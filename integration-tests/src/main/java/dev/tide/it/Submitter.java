@@ -23,8 +23,8 @@ public final class Submitter {
     int code = ToolRunner.run(new Configuration(conf), client, args);
     long wall = (System.nanoTime() - start) / 1_000_000;
     out.flush();
-    String appId = client.getApplicationId() == null ? null
-        : client.getApplicationId().toString();
+    String appId = client.getLastApplicationId() == null ? null
+        : client.getLastApplicationId().toString();
     return new JobRun(code, captured.toString(StandardCharsets.UTF_8), appId, wall);
   }
 
