@@ -1,0 +1,118 @@
+package dev.tide.shuffle.server;
+
+import dev.tide.shuffle.protocol.ShuffleMessage;
+import dev.tide.shuffle.protocol.ShuffleMessages;
+import dev.tide.shuffle.transport.SecureChannels;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** Hand-made peers for tests: an authenticated raw client and a server that never answers. */
+final class RawPeers {
+  private RawPeers() {}
+
+  /** A server that authenticates clients and then ignores every request. */
+  static final class SilentServer implements AutoCloseable {
+    private final EventLoopGroup group = new NioEventLoopGroup(1);
+    private final Channel channel;
+
+    SilentServer(String appId, byte[] secret) {
+      channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+          .childHandler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+              SecureChannels.initServer(ch, Map.of(appId, secret)::get, 1 << 20,
+                  new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                      ((ByteBuf) msg).release();
+                    }
+                  });
+            }
+          })
+          .bind("127.0.0.1", 0).syncUninterruptibly().channel();
+    }
+
+    int port() {
+      return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+      channel.close().syncUninterruptibly();
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  static SilentServer silentAfterHandshake(String appId, byte[] secret) {
+    return new SilentServer(appId, secret);
+  }
+
+  /** An authenticated connection that writes raw bytes and collects decoded replies. */
+  static final class RawClient implements AutoCloseable {
+    private final EventLoopGroup group = new NioEventLoopGroup(1);
+    final BlockingQueue<ShuffleMessage> replies = new LinkedBlockingQueue<>();
+    final Channel channel;
+    final Future<Void> handshake;
+
+    RawClient(int port, String appId, byte[] secret) throws InterruptedException {
+      Future<Void>[] hs = new Future[1];
+      channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
+          .handler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+              hs[0] = SecureChannels.initClient(ch, appId, secret, 1 << 20,
+                  new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                      ByteBuf body = (ByteBuf) msg;
+                      try {
+                        replies.add(ShuffleMessages.decode(body));
+                      } finally {
+                        body.release();
+                      }
+                    }
+                  });
+            }
+          })
+          .connect("127.0.0.1", port).syncUninterruptibly().channel();
+      handshake = hs[0];
+      handshake.await(5, TimeUnit.SECONDS);
+      if (!handshake.isSuccess()) {
+        throw new AssertionError("handshake failed", handshake.cause());
+      }
+    }
+
+    void write(ByteBuf raw) {
+      channel.writeAndFlush(raw).syncUninterruptibly();
+    }
+
+    ShuffleMessage nextReply() throws InterruptedException {
+      ShuffleMessage m = replies.poll(5, TimeUnit.SECONDS);
+      if (m == null) {
+        throw new AssertionError("no reply within 5 s");
+      }
+      return m;
+    }
+
+    @Override
+    public void close() {
+      channel.close().syncUninterruptibly();
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package dev.tide.shuffle.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.ShuffleLayout;
+import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.shuffle.protocol.ErrorCode;
+import dev.tide.shuffle.protocol.ErrorReply;
+import dev.tide.shuffle.protocol.FetchReply;
+import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.protocol.MessageTypes;
+import dev.tide.shuffle.testing.MapOutputs;
+import dev.tide.shuffle.testing.Poll;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input on one connection gets an error reply; everyone else keeps being served. */
+class ServerRobustnessTest {
+  static final String APP = ShuffleServerTest.APP;
+  static final String OTHER_APP = ShuffleServerTest.OTHER_APP;
+  static final int[] LENGTHS = {3, 4};
+
+  @TempDir Path nm;
+  ShuffleServer server;
+  ShuffleClient bystander;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = new ShuffleServer(ShuffleServerConfig.builder().bindHost("127.0.0.1").port(0)
+        .localDirs(List.of(nm)).maxRequestFrameBytes(4096).build());
+    server.start();
+    server.registerApplication(APP, "alice", ShuffleServerTest.SECRET);
+    server.registerApplication(OTHER_APP, "bob", ShuffleServerTest.OTHER_SECRET);
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm, "alice", APP)), 0, 0, LENGTHS);
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm, "bob", OTHER_APP)), 0, 0, LENGTHS);
+    bystander = new ShuffleClient(APP, ShuffleServerTest.SECRET);
+    assertBystanderServed();
+  }
+
+  @AfterEach
+  void stop() {
+    bystander.close();
+    server.close();
+  }
+
+  private void assertBystanderServed() throws Exception {
+    assertArrayEquals(MapOutputs.expected(0, 0, LENGTHS, 0, 2), bystander.fetch("127.0.0.1",
+        server.port(), List.of(new BlockId(0, 0, 0, 2))).get(0));
+  }
+
+  private RawPeers.RawClient rawClient() throws InterruptedException {
+    return new RawPeers.RawClient(server.port(), APP, ShuffleServerTest.SECRET);
+  }
+
+  private static ByteBuf validRequest(long id, String appId) {
+    return new FetchRequest(id, appId, List.of(BlockId.of(0, 0, 1))).toFrame(Unpooled.buffer().alloc());
+  }
+
+  private static void assertServed(RawPeers.RawClient raw, long id) throws InterruptedException {
+    raw.write(validRequest(id, APP));
+    FetchReply reply = assertInstanceOf(FetchReply.class, raw.nextReply());
+    assertEquals(id, reply.requestId());
+    assertEquals(LENGTHS[1], reply.blockLength(0));
+  }
+
+  @Test
+  void requestForAnotherApplicationIsForbidden() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      raw.write(validRequest(7, OTHER_APP));
+      ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(7, error.requestId());
+      assertEquals(ErrorCode.FORBIDDEN, error.code());
+      assertTrue(error.message().contains(OTHER_APP), error.message());
+      assertServed(raw, 8);
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void malformedAndUnknownFramesGetErrorRepliesAndTheConnectionLives() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      raw.write(Unpooled.buffer().writeInt(3).writeByte(MessageTypes.FETCH_REQUEST).writeShort(1));
+      ErrorReply truncated = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(-1, truncated.requestId());
+      assertEquals(ErrorCode.BAD_REQUEST, truncated.code());
+
+      raw.write(Unpooled.buffer().writeInt(2).writeByte(40).writeByte(0));
+      ErrorReply unknown = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertTrue(unknown.message().contains("unknown"), unknown.message());
+
+      raw.write(new FetchReply(3, new long[0]).toFrame(Unpooled.buffer().alloc()));
+      ErrorReply wrongDirection = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(3, wrongDirection.requestId());
+      assertEquals(ErrorCode.BAD_REQUEST, wrongDirection.code());
+
+      assertServed(raw, 9);
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void oversizedFrameIsAnsweredAndSkipped() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      ByteBuf huge = Unpooled.buffer();
+      huge.writeInt(100_001).writeByte(MessageTypes.FETCH_REQUEST).writeZero(100_000);
+      raw.write(huge);
+      ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.BAD_REQUEST, error.code());
+      assertTrue(error.message().contains("exceeds the limit of 4096"), error.message());
+      assertServed(raw, 10);
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void unrecoverableFrameIsAnsweredThenClosed() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      raw.write(Unpooled.buffer().writeInt(0).writeLong(12345));
+      ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.BAD_REQUEST, error.code());
+      Poll.until(Duration.ofSeconds(5), "server closes the corrupt connection",
+          () -> !raw.channel.isActive());
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void garbageFromAnUnauthenticatedPeerIsCutOff() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.setSoTimeout(5000);
+      s.getOutputStream().write(new byte[] {(byte) 0xff, (byte) 0xff, 0, 1, 9, 9, 9});
+      InputStream in = s.getInputStream();
+      byte[] reply = in.readAllBytes();
+      assertTrue(reply.length >= 5, "a refusal frame before the close");
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void emptyRequestGetsAnEmptyReply() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      raw.write(new FetchRequest(5, APP, List.of()).toFrame(Unpooled.buffer().alloc()));
+      FetchReply reply = assertInstanceOf(FetchReply.class, raw.nextReply());
+      assertEquals(new FetchReply(5, new long[0]), reply);
+    }
+  }
+}
