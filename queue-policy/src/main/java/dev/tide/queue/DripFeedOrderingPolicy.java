@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -39,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * ResourceManager restart, whose containers come back without allocation events, are Running as
  * soon as they hold an executor.
  *
+ * <p>Telling the AM container apart: when the queue reports an allocation, the container's
+ * {@code isAMContainer()} is still false (the RMAppAttempt sets it later, on its own dispatcher
+ * thread), so the container allocated while the attempt {@code isWaitingForAMContainer()} is
+ * recorded as its AM. Recovered AM containers come back with {@code isAMContainer()} already set.
+ * Attempt locks are never taken here, since CapacityScheduler calls in under its queue lock.
+ *
  * <p>Threading: CapacityScheduler calls in under its queue lock, possibly from several threads;
  * the gate is synchronized, the entity set is FIFO's concurrent set.
  */
@@ -51,6 +60,8 @@ public class DripFeedOrderingPolicy extends FifoOrderingPolicy<FiCaSchedulerApp>
 
   private final Clock clock;
   private volatile StartGate gate;
+  /** The AM container of each attempt, as seen in {@link #containerAllocated}. */
+  private final Map<ApplicationAttemptId, ContainerId> amContainers = new ConcurrentHashMap<>();
 
   /** Used by CapacityScheduler, which loads the policy by class name. */
   public DripFeedOrderingPolicy() {
@@ -100,6 +111,7 @@ public class DripFeedOrderingPolicy extends FifoOrderingPolicy<FiCaSchedulerApp>
   @Override
   public boolean removeSchedulableEntity(FiCaSchedulerApp app) {
     boolean removed = super.removeSchedulableEntity(app);
+    amContainers.remove(app.getApplicationAttemptId());
     gate.forget(idOf(app));
     return removed;
   }
@@ -107,7 +119,8 @@ public class DripFeedOrderingPolicy extends FifoOrderingPolicy<FiCaSchedulerApp>
   @Override
   public void containerAllocated(FiCaSchedulerApp app, RMContainer container) {
     super.containerAllocated(app, container);
-    if (container.isAMContainer()) {
+    if (container.isAMContainer() || app.isWaitingForAMContainer()) {
+      amContainers.put(app.getApplicationAttemptId(), container.getContainerId());
       gate.amAllocated(idOf(app));
     } else {
       gate.executorAllocated(idOf(app));
@@ -123,7 +136,8 @@ public class DripFeedOrderingPolicy extends FifoOrderingPolicy<FiCaSchedulerApp>
     Iterator<FiCaSchedulerApp> fifo = super.getAssignmentIterator(selector);
     while (fifo.hasNext()) {
       FiCaSchedulerApp app = fifo.next();
-      fifoOrder.add(new Candidate(app, observe(current, app, partition)));
+      fifoOrder.add(new Candidate(app, observe(current, app, partition,
+          amContainers.get(app.getApplicationAttemptId()))));
     }
     List<Candidate> admitted = current.admit(fifoOrder, Candidate::facts);
     List<FiCaSchedulerApp> apps = new ArrayList<>(admitted.size());
@@ -147,20 +161,28 @@ public class DripFeedOrderingPolicy extends FifoOrderingPolicy<FiCaSchedulerApp>
     gate.track(idOf(app), hasSkipTag(app));
   }
 
-  /** Reads the scheduler's facts; called without holding the gate's monitor. */
-  private static AppObservation observe(StartGate gate, FiCaSchedulerApp app, String partition) {
+  /**
+   * Reads the scheduler's facts; called without holding the gate's monitor.
+   *
+   * @param amContainer the AM container recorded at allocation, or null (recovered or unmanaged)
+   */
+  private static AppObservation observe(
+      StartGate gate, FiCaSchedulerApp app, String partition, ContainerId amContainer) {
     String id = idOf(app);
     if (gate.phase(id) == StartPhase.RUNNING) {
       return AppObservation.knownRunning(id); // sticky: skip the container scan
     }
+    boolean amAllocated = !app.isWaitingForAMContainer();
     boolean executor = false;
-    for (RMContainer container : app.getLiveContainers()) {
-      if (!container.isAMContainer()) {
-        executor = true;
-        break;
+    if (amAllocated) { // while it waits for its AM, any live container is that AM
+      for (RMContainer container : app.getLiveContainers()) {
+        if (!container.isAMContainer() && !container.getContainerId().equals(amContainer)) {
+          executor = true;
+          break;
+        }
       }
     }
-    return new AppObservation(id, !app.isWaitingForAMContainer(), executor,
+    return new AppObservation(id, amAllocated, executor,
         app.hasPendingResourceRequest(partition, SchedulingMode.RESPECT_PARTITION_EXCLUSIVITY));
   }
 
