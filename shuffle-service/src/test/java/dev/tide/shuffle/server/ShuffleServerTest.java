@@ -97,6 +97,24 @@ class ShuffleServerTest {
   }
 
   @Test
+  void epollTransportServesTheSameBytes() throws Exception {
+    // Falls back to NIO where native epoll is unavailable; the bytes must be identical either way.
+    try (ShuffleServer epoll = new ShuffleServer(ShuffleServerConfig.builder()
+        .bindHost("127.0.0.1").port(0).localDirs(List.of(nm1, nm2)).useEpoll(true).build())) {
+      epoll.start();
+      epoll.registerApplication(APP, USER, SECRET);
+      int[] lengths = {70_000, 0, 3};
+      MapOutputs.write(appDirs, 9, 0, lengths);
+      try (ShuffleClient client = new ShuffleClient(APP, SECRET)) {
+        List<byte[]> data = client.fetch("127.0.0.1", epoll.port(),
+            List.of(BlockId.of(9, 0, 0), new BlockId(9, 0, 1, 3)));
+        assertArrayEquals(MapOutputs.expected(9, 0, lengths, 0, 1), data.get(0));
+        assertArrayEquals(MapOutputs.expected(9, 0, lengths, 1, 3), data.get(1));
+      }
+    }
+  }
+
+  @Test
   void concurrentFetchesShareOneClient() throws Exception {
     int maps = 6;
     int[] lengths = {1000, 2000, 0, 3000};
