@@ -71,6 +71,11 @@ public final class ApplicationRegistry implements AppSecrets {
     return Optional.ofNullable(appId == null ? null : apps.get(appId));
   }
 
+  /** The registered applications at this moment, in no particular order. */
+  public java.util.List<RegisteredApp> snapshot() {
+    return java.util.List.copyOf(apps.values());
+  }
+
   public int size() {
     return apps.size();
   }

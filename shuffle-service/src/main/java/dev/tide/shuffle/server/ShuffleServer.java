@@ -127,6 +127,11 @@ public final class ShuffleServer implements AutoCloseable {
     indexCache.removeApplication(appId);
   }
 
+  /** The registered applications (for persisting them across NodeManager restarts). */
+  public java.util.List<ApplicationRegistry.RegisteredApp> registeredApplications() {
+    return registry.snapshot();
+  }
+
   public boolean isRegistered(String appId) {
     return registry.lookup(appId).isPresent();
   }

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  *   yarn.nodemanager.aux-services = tide_shuffle
  *   yarn.nodemanager.aux-services.tide_shuffle.class = dev.tide.shuffle.yarn.TideShuffleService
  * </pre>
- * Settings are in {@link ShuffleServiceOptions}. The secret of an application arrives as the
+ * Settings are in {@link ShuffleServiceOptions}. With NodeManager recovery enabled the
+ * registered applications are kept in the recovery dir ({@link RecoveryStore}) and served again
+ * after a restart. The secret of an application arrives as the
  * service data of its containers' launch contexts. A failure to start is logged and leaves the
  * NodeManager running unless {@code tide.shuffle.stopOnFailure=true}.
  *
@@ -31,6 +33,7 @@ public class TideShuffleService extends AuxiliaryService {
   private static final Logger LOG = LoggerFactory.getLogger(TideShuffleService.class);
 
   private volatile ShuffleServer server;
+  private volatile RecoveryStore recovery;
   private volatile boolean running;
   private boolean stopOnFailure;
 
@@ -43,8 +46,17 @@ public class TideShuffleService extends AuxiliaryService {
     stopOnFailure = ShuffleServiceOptions.stopOnFailure(conf);
     try {
       ShuffleServerConfig config = ShuffleServiceOptions.serverConfig(conf);
-      server = new ShuffleServer(config);
-    } catch (RuntimeException e) {
+      ShuffleServer created = new ShuffleServer(config);
+      if (getRecoveryPath() != null) {
+        recovery = new RecoveryStore(java.nio.file.Path.of(getRecoveryPath().toUri().getPath()));
+        for (var app : recovery.load()) {
+          created.registerApplication(app.appId(), app.user(), app.secret());
+        }
+        LOG.info("recovered {} application(s) from {}", created.registeredApplications().size(),
+            recovery.file());
+      }
+      server = created;
+    } catch (RuntimeException | java.io.IOException e) {
       failed("configure", e);
     }
     super.serviceInit(conf);
@@ -99,18 +111,38 @@ public class TideShuffleService extends AuxiliaryService {
     byte[] secret = new byte[data.remaining()];
     data.duplicate().get(secret);
     try {
+      boolean known = s.isRegistered(appId);
       s.registerApplication(appId, context.getUser(), secret);
+      if (!known) {
+        persist(s);
+      }
     } catch (IllegalArgumentException e) {
       LOG.error("cannot register application {} of user {}: {}", appId, context.getUser(),
           e.getMessage());
     }
   }
 
+  /** Saves the registry for NodeManager recovery, when enabled; failures are logged. */
+  private void persist(ShuffleServer s) {
+    RecoveryStore store = recovery;
+    if (store == null) {
+      return;
+    }
+    try {
+      store.save(s.registeredApplications());
+    } catch (java.io.IOException | RuntimeException e) {
+      LOG.error("cannot save tide_shuffle applications to {}; they will not survive a "
+          + "NodeManager restart", store.file(), e);
+    }
+  }
+
   @Override
   public void stopApplication(ApplicationTerminationContext context) {
     ShuffleServer s = server;
-    if (s != null) {
-      s.removeApplication(String.valueOf(context.getApplicationId()));
+    String appId = String.valueOf(context.getApplicationId());
+    if (s != null && s.isRegistered(appId)) {
+      s.removeApplication(appId);
+      persist(s);
     }
   }
 

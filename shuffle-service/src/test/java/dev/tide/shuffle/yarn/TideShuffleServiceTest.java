@@ -94,6 +94,38 @@ class TideShuffleServiceTest {
   }
 
   @Test
+  void applicationsSurviveANodeManagerRestartWithRecovery(@TempDir Path recoveryDir)
+      throws Exception {
+    String app = appId.toString();
+    String gone = "application_1700000000000_0013";
+    TideShuffleService before = new TideShuffleService();
+    before.setRecoveryPath(new org.apache.hadoop.fs.Path(recoveryDir.toUri()));
+    before.init(conf(0));
+    before.start();
+    before.initializeApplication(new ApplicationInitializationContext(USER, appId,
+        ByteBuffer.wrap(SECRET)));
+    ApplicationId goneId = new TestingApplicationId(1700000000000L, 13);
+    before.initializeApplication(new ApplicationInitializationContext(USER, goneId,
+        ByteBuffer.wrap(SECRET)));
+    before.stopApplication(new ApplicationTerminationContext(goneId));
+    before.stop();
+
+    service = new TideShuffleService();
+    service.setRecoveryPath(new org.apache.hadoop.fs.Path(recoveryDir.toUri()));
+    service.init(conf(0));
+    service.start();
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, app)), 0, 0, new int[] {9});
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, gone)), 0, 0, new int[] {9});
+    try (ShuffleClient client = new ShuffleClient(app, SECRET);
+         ShuffleClient stopped = new ShuffleClient(gone, SECRET)) {
+      assertEquals(9, client.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0)))
+          .get(0).length);
+      assertEquals(Reason.AUTH, assertThrows(ShuffleFetchException.class,
+          () -> stopped.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0)))).reason());
+    }
+  }
+
+  @Test
   void stopApplicationForAnUnknownAppIsHarmless() {
     service = new TideShuffleService();
     service.init(conf(0));
