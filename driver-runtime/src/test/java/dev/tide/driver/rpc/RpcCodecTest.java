@@ -1,0 +1,77 @@
+package dev.tide.driver.rpc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.scheduler.MapLocation;
+import dev.tide.driver.scheduler.TaskDescription;
+import dev.tide.driver.scheduler.TaskOutcome;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RpcCodecTest {
+  /** Encodes a frame, checks its length prefix, and decodes its body. */
+  private static RpcMessage roundTrip(RpcMessage message) {
+    ByteBuf frame = RpcCodec.encode(ByteBufAllocator.DEFAULT, message);
+    try {
+      int length = frame.readInt();
+      assertEquals(frame.readableBytes(), length, "length prefix counts type byte + payload");
+      return RpcCodec.decode(frame);
+    } finally {
+      frame.release();
+    }
+  }
+
+  @Test
+  void everyMessageRoundTrips() {
+    TaskDescription reduce = new TaskDescription(7, TaskDescription.Kind.REDUCE, 1, 2, 3, 0, 4,
+        "a.Reducer", new byte[] {1, 2}, List.of("h1", "h2"),
+        List.of(new MapLocation(0, "h1", 7447), new MapLocation(5, "h2", 7448)), "hdfs:///o");
+    assertEquals(new RpcMessage.RegisterExecutor("12", "node-1", 4),
+        roundTrip(new RpcMessage.RegisterExecutor("12", "node-1", 4)));
+    assertArrayEquals(new byte[] {9, 8, 7},
+        ((RpcMessage.Registered) roundTrip(new RpcMessage.Registered(new byte[] {9, 8, 7})))
+            .jobConf());
+    assertEquals(new RpcMessage.RegisterRejected("no"),
+        roundTrip(new RpcMessage.RegisterRejected("no")));
+    TaskDescription decoded =
+        ((RpcMessage.LaunchTask) roundTrip(new RpcMessage.LaunchTask(reduce))).task();
+    assertEquals(reduce.mapOutputs(), decoded.mapOutputs());
+    assertEquals(reduce.preferredHosts(), decoded.preferredHosts());
+    assertArrayEquals(reduce.splitPayload(), decoded.splitPayload());
+    assertEquals(reduce.describe(), decoded.describe());
+    assertEquals(reduce.outputPath(), decoded.outputPath());
+    TaskOutcome fetchFailed = new TaskOutcome(7, TaskOutcome.State.FETCH_FAILED, "gone", "h2",
+        7448, true, List.of(5, 6), Map.of("bytesFetched", 10L));
+    assertEquals(fetchFailed,
+        ((RpcMessage.TaskStatus) roundTrip(new RpcMessage.TaskStatus(fetchFailed))).outcome());
+    assertEquals(new RpcMessage.Shutdown("bye"), roundTrip(new RpcMessage.Shutdown("bye")));
+  }
+
+  @Test
+  void malformedFramesAreRefusedWithAReasonAndNoHugeAllocation() {
+    IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+        () -> RpcCodec.decode(Unpooled.wrappedBuffer(new byte[] {120})));
+    assertTrue(unknown.getMessage().contains("unknown RPC message type 120"));
+    // REGISTER_EXECUTOR whose first string claims 2 GB.
+    ByteBuf huge = Unpooled.buffer().writeByte(64).writeInt(Integer.MAX_VALUE);
+    IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+        () -> RpcCodec.decode(huge));
+    assertTrue(tooLong.getMessage().contains("field length"), tooLong.getMessage());
+    ByteBuf truncated = Unpooled.buffer().writeByte(69).writeShort(1);
+    assertThrows(IllegalArgumentException.class, () -> RpcCodec.decode(truncated));
+    ByteBuf trailing = RpcCodec.encode(ByteBufAllocator.DEFAULT, new RpcMessage.Shutdown("x"));
+    trailing.readInt();
+    trailing.writeByte(0);
+    IllegalArgumentException extra = assertThrows(IllegalArgumentException.class,
+        () -> RpcCodec.decode(trailing));
+    assertTrue(extra.getMessage().contains("trailing"));
+    trailing.release();
+  }
+}
