@@ -18,7 +18,32 @@ import java.time.Duration;
  * <p>Pipeline: {@code tide-frames} ({@link FrameDecoder}) -> {@code tide-handshake} (removed
  * after success) -> protocol handlers. Call from a {@code ChannelInitializer}; handlers that
  * must see raw bytes (e.g. an {@code IdleStateHandler}) can be added before calling.
- * The handshake is described in {@code shuffle-service/PROTOCOL.md}.
+ * The handshake is described in {@code shuffle-service/PROTOCOL.md}. Pass new protocol handler
+ * instances for every channel unless they are {@code @Sharable}.
+ *
+ * <pre>{@code
+ * // server
+ * childHandler(new ChannelInitializer<Channel>() {
+ *   protected void initChannel(Channel ch) {
+ *     SecureChannels.initServer(ch, registry::secretFor, 1 << 20, new MyRpcHandler());
+ *   }
+ * });
+ * // in MyRpcHandler.channelRead(ctx, msg): ByteBuf body = (ByteBuf) msg; byte type = body.readByte();
+ * //   ... ctx.channel().attr(SecureChannels.APP_ID).get() ...; body.release();
+ * // replying:
+ * ByteBuf f = Frames.start(ctx.alloc(), (byte) 65);
+ * f.writeLong(callId);
+ * ctx.writeAndFlush(Frames.finish(f));
+ *
+ * // client
+ * handler(new ChannelInitializer<Channel>() {
+ *   protected void initChannel(Channel ch) {
+ *     Future<Void> authenticated = SecureChannels.initClient(ch, appId, secret, 1 << 20,
+ *         new MyRpcClientHandler());
+ *     authenticated.addListener(f -> { if (!f.isSuccess()) log(f.cause().getMessage()); });
+ *   }
+ * });
+ * }</pre>
  */
 public final class SecureChannels {
   /** The application a server-side channel was authenticated for. */
