@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -27,9 +29,10 @@ import org.junit.jupiter.api.Test;
  * {@code maximum-am-resource-percent}, and the drip-feed policy, one after the other on the same
  * cluster; then the starting timeout and the opt-out tag.
  *
- * <p>Queues (25% each of one 8 GiB NodeManager, maximum-capacity 25%, so each is exactly 2 GiB):
- * {@code fifo} (AM limit 100%), {@code tuned} (FIFO, AM limit 25% = 2 AMs), {@code drip} (policy,
- * 60 s timeout) and {@code quick} (policy, 2 s timeout).
+ * <p>Queues (maximum-capacity = capacity, so their sizes are exact): {@code fifo} (AM limit
+ * 100%), {@code tuned} (FIFO, AM limit 25% = 2 AMs) and {@code drip} (policy, 60 s timeout) of
+ * 2 GiB; the same three as {@code small-*} of 1 GiB, where FIFO's 4 AMs leave no room for any
+ * executor and the drivers wait until they give up; {@code quick} (policy, 2 s timeout).
  */
 class DripFeedMiniYarnTest {
 
@@ -37,29 +40,39 @@ class DripFeedMiniYarnTest {
   private static final int EXECUTORS = 2;
   private static final int EXECUTOR_MB = 256;
   private static final long HOLD_MILLIS = 2_000;
-  private static final long GIVE_UP_MILLIS = 30_000;
+  private static final long GIVE_UP_MILLIS = 60_000;
+  private static final long SMALL_GIVE_UP_MILLIS = 15_000;
   private static final Duration FINISH_TIMEOUT = Duration.ofSeconds(90);
   private static final long QUICK_TIMEOUT_MILLIS = 2_000;
   private static final String PREFIX = "yarn.scheduler.capacity.root.";
+  private static final int NODE_MB = 10_240;
+  /** Queue -> capacity (= maximum-capacity) in percent of the one 10 GiB NodeManager. */
+  private static final Map<String, String> CAPACITY_PERCENT = orderedMap(
+      "fifo", "20", "tuned", "20", "drip", "20", // 2 GiB: about 3 AMs with their executors
+      "small-fifo", "10", "small-tuned", "10", "small-drip", "10", // 1 GiB: 4 AMs, or 1 app
+      "quick", "10");
 
   private static MiniYarnBurst yarn;
 
   @BeforeAll
   static void startCluster() throws Exception {
     Configuration queues = new Configuration(false);
-    queues.set(PREFIX + "queues", "fifo,tuned,drip,quick");
-    for (String queue : List.of("fifo", "tuned", "drip", "quick")) {
-      queues.set(PREFIX + queue + ".capacity", "25");
-      queues.set(PREFIX + queue + ".maximum-capacity", "25");
+    queues.set(PREFIX + "queues", String.join(",", CAPACITY_PERCENT.keySet()));
+    CAPACITY_PERCENT.forEach((queue, percent) -> {
+      queues.set(PREFIX + queue + ".capacity", percent);
+      queues.set(PREFIX + queue + ".maximum-capacity", percent);
       queues.set(PREFIX + queue + ".maximum-am-resource-percent", "1.0");
-    }
+    });
     queues.set(PREFIX + "tuned.maximum-am-resource-percent", "0.25");
+    queues.set(PREFIX + "small-tuned.maximum-am-resource-percent", "0.25");
     String policy = DripFeedOrderingPolicy.class.getName();
-    queues.set(PREFIX + "drip.ordering-policy", policy);
-    queues.set(PREFIX + "drip.ordering-policy.starting-timeout", "60s");
+    for (String queue : List.of("drip", "small-drip")) {
+      queues.set(PREFIX + queue + ".ordering-policy", policy);
+      queues.set(PREFIX + queue + ".ordering-policy.starting-timeout", "60s");
+    }
     queues.set(PREFIX + "quick.ordering-policy", policy);
     queues.set(PREFIX + "quick.ordering-policy.starting-timeout", QUICK_TIMEOUT_MILLIS + "ms");
-    yarn = new MiniYarnBurst("drip-feed", 8192, queues);
+    yarn = new MiniYarnBurst("drip-feed", NODE_MB, queues);
   }
 
   @AfterAll
@@ -81,26 +94,57 @@ class DripFeedMiniYarnTest {
 
   @Test
   void burstFifoFillsTheQueueWithIdleAmsDripFeedDoesNot() throws Exception {
-    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)", burst("fifo"));
-    BurstStats tuned = BurstStats.of("FIFO, maximum-am-resource-percent .25", burst("tuned"));
-    List<AppTimeline> dripApps = burst("drip");
+    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)", burst("fifo", GIVE_UP_MILLIS));
+    BurstStats tuned = BurstStats.of("FIFO, max-am-resource-percent .25",
+        burst("tuned", GIVE_UP_MILLIS));
+    List<AppTimeline> dripApps = burst("drip", GIVE_UP_MILLIS);
     BurstStats drip = BurstStats.of("drip-feed (max-starting 1)", dripApps);
-
-    String table = "Burst of " + BURST + " apps x (AM " + MiniYarnBurst.AM_MB + " MiB + "
-        + EXECUTORS + " executors x " + EXECUTOR_MB + " MiB, held " + HOLD_MILLIS
-        + " ms) into a 2048 MiB queue; maxAM0 = most applications holding an AM and no executor"
-        + " at once\n" + BurstStats.header() + "\n" + fifo.row() + "\n" + tuned.row() + "\n"
-        + drip.row() + "\n";
+    String table = table(2048, fifo, tuned, drip);
     report(table);
 
-    assertEquals(BURST, drip.succeeded(), "every application finishes under the policy");
-    assertTrue(drip.maxAmsWithoutExecutor() <= 1,
-        "the policy let " + drip.maxAmsWithoutExecutor() + " AMs wait without executors\n" + table);
+    assertPolicyProperty(drip, dripApps, table);
     assertTrue(fifo.maxAmsWithoutExecutor() > 1,
         "FIFO should fill the queue with idle AMs in this setup\n" + table);
-    for (int i = 1; i < dripApps.size(); i++) {
-      AppTimeline previous = dripApps.get(i - 1);
-      AppTimeline next = dripApps.get(i);
+  }
+
+  @Test
+  void burstIntoAQueueThatFitsOnlyAmsDeadlocksFifoNotDripFeed() throws Exception {
+    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)",
+        burst("small-fifo", SMALL_GIVE_UP_MILLIS));
+    BurstStats tuned = BurstStats.of("FIFO, max-am-resource-percent .25",
+        burst("small-tuned", SMALL_GIVE_UP_MILLIS));
+    List<AppTimeline> dripApps = burst("small-drip", SMALL_GIVE_UP_MILLIS);
+    BurstStats drip = BurstStats.of("drip-feed (max-starting 1)", dripApps);
+    String table = table(1024, fifo, tuned, drip) + "(drivers give up after "
+        + SMALL_GIVE_UP_MILLIS / 1000 + " s without all executors)\n";
+    report(table);
+
+    assertPolicyProperty(drip, dripApps, table);
+    assertTrue(fifo.succeeded() < BURST,
+        "under FIFO the AMs should fill the queue and wait until they give up\n" + table);
+  }
+
+  private static String table(int queueMb, BurstStats... runs) {
+    StringBuilder table = new StringBuilder("Burst of " + BURST + " apps x (AM "
+        + MiniYarnBurst.AM_MB + " MiB + " + EXECUTORS + " executors x " + EXECUTOR_MB
+        + " MiB, held " + HOLD_MILLIS + " ms) into a " + queueMb + " MiB queue;"
+        + " maxAM0 = most applications holding an AM and no executor at once\n");
+    table.append(BurstStats.header()).append('\n');
+    for (BurstStats run : runs) {
+      table.append(run.row()).append('\n');
+    }
+    return table.toString();
+  }
+
+  /** At most max-starting (1) idle AMs, everyone finishes, each gets executors in turn. */
+  private static void assertPolicyProperty(BurstStats drip, List<AppTimeline> apps,
+      String table) {
+    assertEquals(BURST, drip.succeeded(), "every application finishes under the policy\n" + table);
+    assertTrue(drip.maxAmsWithoutExecutor() <= 1,
+        "the policy let " + drip.maxAmsWithoutExecutor() + " AMs wait without executors\n" + table);
+    for (int i = 1; i < apps.size(); i++) {
+      AppTimeline previous = apps.get(i - 1);
+      AppTimeline next = apps.get(i);
       assertTrue(previous.firstExecutor() >= 0
           && previous.firstExecutor() <= next.amAllocated(),
           "under the policy " + previous + " must have an executor before the AM of " + next);
@@ -158,17 +202,25 @@ class DripFeedMiniYarnTest {
   }
 
   /** Submits the burst into one queue and waits for all of it. */
-  private static List<AppTimeline> burst(String queue) throws Exception {
+  private static List<AppTimeline> burst(String queue, long giveUpMillis) throws Exception {
     List<ApplicationId> apps = new ArrayList<>();
     for (int i = 0; i < BURST; i++) {
       apps.add(yarn.submit(queue, queue + "-" + i, Set.of(), EXECUTORS, EXECUTOR_MB,
-          HOLD_MILLIS, GIVE_UP_MILLIS));
+          HOLD_MILLIS, giveUpMillis));
     }
     List<AppTimeline> timelines = yarn.awaitFinished(apps, FINISH_TIMEOUT);
     for (AppTimeline timeline : timelines) {
       System.out.println(timeline);
     }
     return timelines;
+  }
+
+  private static Map<String, String> orderedMap(String... keysAndValues) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      map.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return map;
   }
 
   /** Prints to the test output and appends to target/queue-policy-measurements.txt. */
