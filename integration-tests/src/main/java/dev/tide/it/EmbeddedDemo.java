@@ -23,7 +23,19 @@ public final class EmbeddedDemo {
 
   private EmbeddedDemo() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    // Exit explicitly either way: the mini clusters leave non-daemon threads behind.
+    try {
+      run(args);
+      System.exit(0);
+    } catch (Throwable e) {
+      System.err.println("[tide-demo] FAILED: " + e);
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     long start = System.nanoTime();
     Path work = Path.of(args.length > 0 ? args[0] : "target/tide-demo");
     say("Starting HDFS and YARN (3 NodeManagers with the tide_shuffle aux service) in " + work);
@@ -59,7 +71,6 @@ public final class EmbeddedDemo {
       say(String.format("sleep took %.1f s from submit to finish", sleep.wallMillis() / 1000.0));
     }
     say(String.format("Demo done in %.1f s", (System.nanoTime() - start) / 1e9));
-    System.exit(0);
   }
 
   private static void printTopWords(FileSystem fs, Map<String, Long> expected) throws Exception {
