@@ -68,6 +68,7 @@ public final class EmbeddedDemo {
       }
       List<EventLine> events = sleep.events(fs, EVENTS);
       printTimeline(events);
+      printElasticity(events);
       say(String.format("sleep took %.1f s from submit to finish", sleep.wallMillis() / 1000.0));
     }
     say(String.format("Demo done in %.1f s", (System.nanoTime() - start) / 1e9));
@@ -110,6 +111,23 @@ public final class EmbeddedDemo {
       System.out.printf("  %5.1fs %6s %10d %8s %8s  %s%n", (s.timeMillis() - t0) / 1000.0,
           s.get("target"), executors, s.get("pendingTasks"), s.get("runningTasks"),
           "#".repeat(executors));
+    }
+  }
+
+  /** Backlog to first executor, the peak, and what was left once idle executors went. */
+  static void printElasticity(List<EventLine> events) {
+    long backlogAt = JobRun.named(events, "stageSubmitted").get(0).timeMillis();
+    List<EventLine> added = JobRun.named(events, "executorAdded");
+    int peak = 0;
+    for (EventLine sample : JobRun.named(events, "timeline")) {
+      peak = Math.max(peak, Integer.parseInt(sample.get("executors")));
+    }
+    int removed = JobRun.named(events, "executorIdleRemoval").size();
+    if (!added.isEmpty()) {
+      say(String.format("backlog to first executor running: %.2f s; peak %d executors; %d"
+          + " removed after the idle timeout, leaving %d for the reduce stage",
+          (added.get(0).timeMillis() - backlogAt) / 1000.0, peak, removed, added.size()
+              - removed));
     }
   }
 
