@@ -229,6 +229,58 @@ class EndToEndTest {
     return null;
   }
 
+  /**
+   * What an admin installs and a user runs: the shaded lib/tide-app.jar, launched the way
+   * {@code yarn jar} does (a JVM with the jar and Hadoop's classpath), staging the jar for the AM
+   * and executors, whose classpath is the staged jar plus {@code yarn.application.classpath}.
+   */
+  @Test
+  void shippedAppJarRunsAJobAsYarnJarWould() throws Exception {
+    java.nio.file.Path appJar;
+    try (var jars = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("..", "am",
+        "target"), "tide-am-*-app.jar")) {
+      appJar = jars.iterator().next().toAbsolutePath();
+    }
+    // Hadoop's own jars, as the cluster has them: everything on our classpath except Tide.
+    List<String> hadoopClasspath = new java.util.ArrayList<>();
+    hadoopClasspath.add(cluster.confDir().toString());
+    for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      if (entry.endsWith(".jar") && !entry.contains("tide-") && !entry.contains("/dev/tide/")) {
+        hadoopClasspath.add(entry);
+      }
+    }
+    java.nio.file.Files.copy(java.nio.file.Path.of("target", "classes", "log4j.properties"),
+        cluster.confDir().resolve("log4j.properties"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    List<String> command = new java.util.ArrayList<>(List.of(
+        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", appJar + java.io.File.pathSeparator
+            + String.join(java.io.File.pathSeparator, hadoopClasspath),
+        "dev.tide.am.TideClient",
+        "-D", "yarn.application.classpath=" + String.join(",", hadoopClasspath),
+        "-D", "tide.yarn.container.javaHome=" + System.getProperty("java.home"),
+        "-D", "tide.eventLog.dir=" + EVENTS));
+    for (String key : List.of("tide.am.memory", "tide.am.memoryOverhead", "tide.executor.memory",
+        "tide.executor.memoryOverhead", "tide.client.pollInterval")) {
+      command.add("-D");
+      command.add(key + "=" + cluster.clientConf().get(key));
+    }
+    command.addAll(List.of("sleep", "-m", "4", "-r", "2", "-mt", "200", "-b", "8192", "-o",
+        "/shipped/out", "-D", "tide.dynamicAllocation.maxExecutors=2"));
+    Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(client.waitFor(120, TimeUnit.SECONDS));
+    System.out.println(output);
+    assertEquals(0, client.exitValue(), output);
+    FileSystem fs = cluster.fileSystem();
+    assertTrue(readAll(fs, "/shipped/out/part-r-00001").startsWith("partition 1 records 16 "));
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path("/user/" + user
+        + "/.tide-staging");
+    assertTrue(!fs.exists(staging) || fs.listStatus(staging).length == 0,
+        "the client removed its staging directory");
+  }
+
   @Test
   void failingJobExitsNonZeroWithTheCauseInTheDiagnostics() throws Exception {
     Configuration conf = jobConf();
