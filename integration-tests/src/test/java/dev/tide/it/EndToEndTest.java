@@ -234,8 +234,12 @@ class EndToEndTest {
    * {@code yarn jar} does (a JVM with the jar and Hadoop's classpath), staging the jar for the AM
    * and executors, whose classpath is the staged jar plus {@code yarn.application.classpath}.
    */
-  @Test
-  void shippedAppJarRunsAJobAsYarnJarWould() throws Exception {
+  /**
+   * The command {@code yarn jar lib/tide-app.jar <args>} amounts to: a JVM with the shaded app jar
+   * and Hadoop's classpath running the client; the AM and executors get the staged jar plus
+   * {@code yarn.application.classpath}.
+   */
+  private static List<String> yarnJarCommand(String... args) throws Exception {
     java.nio.file.Path appJar;
     try (var jars = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("..", "am",
         "target"), "tide-am-*-app.jar")) {
@@ -265,13 +269,20 @@ class EndToEndTest {
       command.add("-D");
       command.add(key + "=" + cluster.clientConf().get(key));
     }
-    command.addAll(List.of("sleep", "-m", "4", "-r", "2", "-mt", "200", "-b", "8192", "-o",
-        "/shipped/out", "-D", "tide.dynamicAllocation.maxExecutors=2"));
-    Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  @Test
+  void shippedAppJarRunsAJobAsYarnJarWould() throws Exception {
+    Process client = new ProcessBuilder(yarnJarCommand("sleep", "-m", "4", "-r", "2", "-mt",
+        "200", "-b", "8192", "-o", "/shipped/out", "-D", "tide.dynamicAllocation.maxExecutors=2"))
+        .redirectErrorStream(true).start();
     String output = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(client.waitFor(120, TimeUnit.SECONDS));
     System.out.println(output);
     assertEquals(0, client.exitValue(), output);
+    assertTrue(output.contains("executors 2 (target 2)"), "-D after the job args applies");
     FileSystem fs = cluster.fileSystem();
     assertTrue(readAll(fs, "/shipped/out/part-r-00001").startsWith("partition 1 records 16 "));
     String user = UserGroupInformation.getCurrentUser().getShortUserName();
@@ -279,6 +290,40 @@ class EndToEndTest {
         + "/.tide-staging");
     assertTrue(!fs.exists(staging) || fs.listStatus(staging).length == 0,
         "the client removed its staging directory");
+  }
+
+  @Test
+  void ctrlCInTheClientKillsTheApplication() throws Exception {
+    Process client = new ProcessBuilder(yarnJarCommand("sleep", "-m", "2", "-mt", "600000"))
+        .redirectErrorStream(true).start();
+    java.io.BufferedReader lines = new java.io.BufferedReader(new InputStreamReader(
+        client.getInputStream(), StandardCharsets.UTF_8));
+    StringBuilder output = new StringBuilder();
+    String appId = null;
+    String line;
+    while ((line = lines.readLine()) != null) {
+      output.append(line).append('\n');
+      if (line.matches("application_\\d+_\\d+ RUNNING.*executors [1-9].*")) {
+        appId = line.split(" ")[0];
+        break;
+      }
+    }
+    assertTrue(appId != null, "the job started running executors:\n" + output);
+    new ProcessBuilder("kill", "-INT", Long.toString(client.pid())).start().waitFor();
+    while ((line = lines.readLine()) != null) {
+      output.append(line).append('\n');
+    }
+    assertTrue(client.waitFor(60, TimeUnit.SECONDS));
+    assertNotEquals(0, client.exitValue());
+    try (YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(cluster.clientConf());
+      yarn.start();
+      org.apache.hadoop.yarn.api.records.ApplicationReport report =
+          yarn.getApplicationReport(org.apache.hadoop.yarn.api.records.ApplicationId
+              .fromString(appId));
+      assertEquals(org.apache.hadoop.yarn.api.records.YarnApplicationState.KILLED,
+          report.getYarnApplicationState(), output.toString());
+    }
   }
 
   @Test
