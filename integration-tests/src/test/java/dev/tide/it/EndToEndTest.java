@@ -206,9 +206,85 @@ class EndToEndTest {
         completed.get("exitStatus"), run.wallMillis());
   }
 
+  @Test
+  void lostMapOutputIsRecomputedWhenTheReducerCannotFetchIt() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "2");
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, "sleep", "-m", "4", "-r", "1", "-mt", "100",
+            "-rd", "4000", "-b", "16384", "-o", "/sleep-lost/out");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    // Once the reduce has started (it waits 4 s before fetching), delete map 0's output from
+    // the NodeManager's disk, as a failed disk or a cleaner would.
+    String appId = null;
+    long deadline = System.currentTimeMillis() + 90_000;
+    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      appId = runningApp(fs, "REDUCE");
+      if (appId == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(appId != null, "the reduce stage started");
+    int deleted = 0;
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    for (int i = 0; i < 3; i++) {
+      NodeManager nm = cluster.yarn().getNodeManager(i);
+      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
+        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
+            appId);
+        for (java.nio.file.Path file : List.of(ShuffleLayout.dataFile(appDir, 0, 0),
+            ShuffleLayout.indexFile(appDir, 0, 0))) {
+          if (java.nio.file.Files.deleteIfExists(file)) {
+            deleted++;
+          }
+        }
+      }
+    }
+    assertEquals(2, deleted, "map 0's data and index files were found and deleted");
+    JobRun run = job.get(180, TimeUnit.SECONDS);
+    assertEquals(0, run.exitCode(), run.output());
+    assertTrue(readAll(fs, "/sleep-lost/out/part-r-00000").startsWith("partition 0 records "
+        + (4 * 16) + " "));
+    List<EventLine> events = run.events(fs, EVENTS);
+    assertEquals(List.of("0"), JobRun.named(events, "mapOutputLost").stream()
+        .map(e -> e.get("map")).toList());
+    long map0Runs = JobRun.named(events, "taskEnd").stream().filter(e -> e.get("kind")
+        .equals("MAP") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
+        .count();
+    assertEquals(2, map0Runs, "map 0 ran again after its output was lost");
+  }
+
+  /** The id of a running sleep application that has started a task of this kind, or null. */
+  private static String runningApp(FileSystem fs, String kind) throws Exception {
+    org.apache.hadoop.fs.Path eventDir = new org.apache.hadoop.fs.Path(EVENTS);
+    if (!fs.exists(eventDir)) {
+      return null; // no application has started yet
+    }
+    for (FileStatus log : fs.listStatus(eventDir)) {
+      List<EventLine> events;
+      try (var in = fs.open(log.getPath())) {
+        events = EventLine.readAll(in);
+      }
+      if (JobRun.named(events, "jobEnd").isEmpty() && JobRun.named(events, "taskStart").stream()
+          .anyMatch(e -> e.get("kind").equals(kind))) {
+        return JobRun.named(events, "jobStart").get(0).get("app");
+      }
+    }
+    return null;
+  }
+
   /** A container whose executor has started a task, from the live event log, or null. */
   private static String runningExecutorContainer(FileSystem fs) throws Exception {
-    for (FileStatus log : fs.listStatus(new org.apache.hadoop.fs.Path(EVENTS))) {
+    org.apache.hadoop.fs.Path eventDir = new org.apache.hadoop.fs.Path(EVENTS);
+    if (!fs.exists(eventDir)) {
+      return null; // no application has started yet
+    }
+    for (FileStatus log : fs.listStatus(eventDir)) {
       List<EventLine> events;
       try (var in = fs.open(log.getPath())) {
         events = EventLine.readAll(in);
