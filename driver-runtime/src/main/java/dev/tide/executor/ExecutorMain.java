@@ -46,11 +46,21 @@ public final class ExecutorMain {
         require(flags, "--executor-id"), require(flags, "--app-id"),
         Integer.parseInt(require(flags, "--cores")), AppSecret.fromCurrentUser(), localDirs,
         host, registrationTimeout);
+    java.util.concurrent.atomic.AtomicBoolean terminating =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      terminating.set(true);
+      System.err.println("Executor " + settings.executorId() + " is being stopped (SIGTERM:"
+          + " the NodeManager stops a container the AM released or the application ended)");
+    }, "tide-executor-shutdown"));
     int code;
     try (ExecutorBackend backend = new ExecutorBackend(settings)) {
       code = backend.run();
     }
-    System.exit(code);
+    if (!terminating.get()) {
+      // Exiting from here while a SIGTERM shutdown runs would replace its status.
+      System.exit(code);
+    }
   }
 
   private static String require(Map<String, String> flags, String name) {
