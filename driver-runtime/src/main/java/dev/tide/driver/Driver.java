@@ -1,6 +1,7 @@
 package dev.tide.driver;
 
-import dev.tide.driver.alloc.AllocationPolicy;
+import dev.tide.driver.alloc.AllocationSettings;
+import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
@@ -56,7 +57,7 @@ public final class Driver implements AutoCloseable {
   private final ScheduledExecutorService loop;
   private final RpcChannels rpc = new RpcChannels("tide-driver-rpc");
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
-  private final AllocationPolicy policy;
+  private final BatchAllocationPolicy policy;
   private final int maxAttempts;
 
   // Owned by the event loop.
@@ -84,7 +85,8 @@ public final class Driver implements AutoCloseable {
     this.secret = secret.clone();
     this.allocationClient = allocationClient;
     this.clock = clock;
-    this.policy = new AllocationPolicy(AllocationPolicy.Settings.from(conf));
+    // The allocation client also reports the cluster's headroom (for rampUp=headroom).
+    this.policy = BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient);
     this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tide-driver");
@@ -211,12 +213,9 @@ public final class Driver implements AutoCloseable {
       finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
       return;
     }
-    AllocationPolicy.Settings s = policy.settings();
-    LOG.info("Job {}: {} map tasks, {} reduce tasks; executors: cores {}, dynamic allocation {}"
-        + " (min {}, max {}, idle timeout {} ms)", plan.name(), plan.splits().size(),
-        plan.reducers(), s.tasksPerExecutor(), s.enabled(), s.minExecutors(),
-        s.maxExecutors() == Integer.MAX_VALUE ? "unlimited" : s.maxExecutors(),
-        s.idleTimeoutMillis());
+    AllocationSettings s = policy.settings();
+    LOG.info("Job {}: {} map tasks, {} reduce tasks; {}", plan.name(), plan.splits().size(),
+        plan.reducers(), s.describe());
     events.record("jobStart", "app", appId, "job", plan.name(), "maps", plan.splits().size(),
         "reduces", plan.reducers());
     scheduler = new JobScheduler(plan, s.tasksPerExecutor(), maxAttempts, clock, events);
@@ -297,14 +296,11 @@ public final class Driver implements AutoCloseable {
       return;
     }
     long now = clock.getAsLong();
-    AllocationPolicy.Decision decision = policy.evaluate(now, scheduler.pendingTasks(),
+    BatchAllocationPolicy.Decision decision = policy.evaluate(now, scheduler.pendingTasks(),
         scheduler.runningTasks(), scheduler.activeExecutors(), scheduler.idleExecutors());
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
+    // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
-      if (decision.targetExecutors() != lastTarget) {
-        LOG.info("Target executors {} -> {} ({} pending, {} running tasks)", Math.max(lastTarget,
-            0), decision.targetExecutors(), scheduler.pendingTasks(), scheduler.runningTasks());
-      }
       lastTarget = decision.targetExecutors();
       lastHints = hints;
       allocationClient.requestTotalExecutors(lastTarget, scheduler.localityAwareTasks(), hints);

@@ -5,10 +5,11 @@ import java.util.Map;
 
 /**
  * What the allocation policy asks of the cluster manager, and nothing more: a desired total and
- * which executors to let go. The YARN allocator implements it; the policy never sees YARN types.
- * Implementations must return at once (they hand the request to their own thread).
+ * which executors to let go, plus a hint of how many more the cluster could grant now. The YARN
+ * allocator implements it; the policy never sees YARN types. Implementations must return at once
+ * (they hand the request to their own thread).
  */
-public interface ExecutorAllocationClient {
+public interface ExecutorAllocationClient extends ClusterHeadroom {
   /**
    * Declares how many executors the driver wants in total (running + starting + requested).
    *
@@ -20,4 +21,16 @@ public interface ExecutorAllocationClient {
 
   /** Kills these executors and releases their containers; they are never counted as failures. */
   void killExecutors(Collection<String> executorIds);
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The default knows no limit ({@link Integer#MAX_VALUE}). The YARN allocator overrides it
+   * with the queue's headroom from its last allocate response, following the contract of
+   * {@link ClusterHeadroom}.
+   */
+  @Override
+  default int grantableExecutors() {
+    return Integer.MAX_VALUE;
+  }
 }

@@ -59,12 +59,37 @@ public final class TideOptions {
   public static final ConfigOption<Duration> DA_EXECUTOR_IDLE_TIMEOUT =
       durationOption("tide.dynamicAllocation.executorIdleTimeout", "60s",
           "An executor with no running task for this long is removed.");
+  /** A decimal fraction in (0, 1]; parsed by AllocationSettings. */
+  public static final ConfigOption<String> DA_EXECUTOR_ALLOCATION_RATIO =
+      stringOption("tide.dynamicAllocation.executorAllocationRatio", "1.0",
+          "Fraction (above 0, at most 1) of the executors the pending and running tasks need"
+          + " that the policy asks for at most; below 1 trades job time for fewer executors.");
+  public static final ConfigOption<Duration> DA_SCHEDULER_BACKLOG_TIMEOUT =
+      durationOption("tide.dynamicAllocation.schedulerBacklogTimeout", "1s",
+          "Tasks pending for this long (above 0) make the policy ask for more executors.");
+  /** A duration, or empty for schedulerBacklogTimeout; parsed by AllocationSettings. */
+  public static final ConfigOption<String> DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT =
+      stringOption("tide.dynamicAllocation.sustainedSchedulerBacklogTimeout", "",
+          "While the backlog lasts, the policy asks again this often (above 0); empty means"
+          + " schedulerBacklogTimeout.");
+  /** A duration, or empty for 2 x executorIdleTimeout; parsed by AllocationSettings. */
+  public static final ConfigOption<String> DA_CACHED_EXECUTOR_IDLE_TIMEOUT =
+      stringOption("tide.dynamicAllocation.cachedExecutorIdleTimeout", "",
+          "An idle executor that holds cached blocks is removed after this long; empty means"
+          + " twice executorIdleTimeout.");
+  /** exponential or headroom; parsed by AllocationSettings. */
+  public static final ConfigOption<String> DA_RAMP_UP =
+      stringOption("tide.dynamicAllocation.rampUp", "exponential",
+          "How the target grows under a backlog: exponential (add 1, 2, 4, 8 ... executors per"
+          + " backlog period) or headroom (ask at once for what the queue can grant now, up to"
+          + " what the tasks need).");
 
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
         EXECUTOR_REGISTRATION_TIMEOUT, TASK_MAX_ATTEMPTS, DRIVER_PORT, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
-        DA_EXECUTOR_IDLE_TIMEOUT);
+        DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
+        DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP);
   }
 }

@@ -77,8 +77,17 @@ public final class JobScheduler {
   /** A task handed to an executor. */
   public record Assignment(String executorId, TaskDescription task) {}
 
-  /** An executor with no running task, and since when. */
-  public record IdleExecutor(String executorId, long idleSinceMillis) {}
+  /**
+   * An executor with no running task, and since when.
+   *
+   * @param hasCachedBlocks whether it holds cached blocks (kept longer by the allocation
+   *     policy); this scheduler caches nothing yet, so it reports false
+   */
+  public record IdleExecutor(String executorId, long idleSinceMillis, boolean hasCachedBlocks) {
+    public IdleExecutor(String executorId, long idleSinceMillis) {
+      this(executorId, idleSinceMillis, false);
+    }
+  }
 
   public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts, LongSupplier clock,
       EventLog events) {

@@ -1,0 +1,22 @@
+package dev.tide.driver.alloc;
+
+import java.util.function.LongSupplier;
+
+/** A clock tests move by hand, in milliseconds. */
+final class ManualClock implements LongSupplier {
+  private long nowMillis;
+
+  ManualClock(long startMillis) {
+    this.nowMillis = startMillis;
+  }
+
+  @Override
+  public long getAsLong() {
+    return nowMillis;
+  }
+
+  long advance(long millis) {
+    nowMillis += millis;
+    return nowMillis;
+  }
+}
