@@ -10,12 +10,24 @@ import java.util.List;
 final class FetchFailure extends Exception {
   private final ShuffleFetchException.Reason reason;
   private final List<BlockId> blocks;
+  private final int retryAfterMillis;
 
   FetchFailure(ShuffleFetchException.Reason reason, String message, List<BlockId> blocks,
       Throwable cause) {
+    this(reason, message, blocks, cause, 0);
+  }
+
+  FetchFailure(ShuffleFetchException.Reason reason, String message, List<BlockId> blocks,
+      Throwable cause, int retryAfterMillis) {
     super(message, cause);
     this.reason = reason;
     this.blocks = List.copyOf(blocks);
+    this.retryAfterMillis = retryAfterMillis;
+  }
+
+  /** For BUSY: the wait the server asked for (0 if it named none). */
+  int retryAfterMillis() {
+    return retryAfterMillis;
   }
 
   ShuffleFetchException.Reason reason() {

@@ -85,7 +85,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     CompletableFuture<List<byte[]>> f = pending.remove(error.requestId());
     if (f != null) {
       f.completeExceptionally(new FetchFailure(reasonFor(error.code()),
-          error.code() + ": " + error.message(), error.blocks(), null));
+          error.code() + ": " + error.message(), error.blocks(), null, error.retryAfterMillis()));
     }
   }
 

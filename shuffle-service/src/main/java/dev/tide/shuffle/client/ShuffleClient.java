@@ -36,6 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * application the connection may not read -> AUTH, missing or truncated map output ->
  * NOT_FOUND (then {@link ShuffleFetchException#blocks()} lists the blocks whose map output is
  * gone), no data for the read timeout -> TIMEOUT, server at its limits -> BUSY.
+ *
+ * <p>BUSY: a server at one of its limits answers BUSY with a retry-after, either to a request or
+ * to a new connection. The fetch then waits (on the calling thread) for the larger of the
+ * server's retry-after and an exponential backoff (100 ms doubling), capped at
+ * {@link ShuffleClientConfig#maxBusyBackoff()} plus up to 20 % jitter, and tries again, at most
+ * {@link ShuffleClientConfig#busyRetries()} times; then it fails with BUSY.
  */
 public final class ShuffleClient implements AutoCloseable {
   private static final AttributeKey<Future<Void>> HANDSHAKE =
@@ -96,6 +102,46 @@ public final class ShuffleClient implements AutoCloseable {
     if (blocks.isEmpty()) {
       return List.of();
     }
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return fetchOnce(host, port, blocks);
+      } catch (ShuffleFetchException e) {
+        if (e.reason() != Reason.BUSY || attempt >= config.busyRetries() || closed) {
+          throw e;
+        }
+        long wait = busyBackoffMillis(attempt, busyRetryAfter(e));
+        try {
+          Thread.sleep(wait);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new ShuffleFetchException(host, port, blocks, Reason.TIMEOUT,
+              "interrupted while backing off from a busy server", ie);
+        }
+      }
+    }
+  }
+
+  /** The wait before retry number {@code attempt + 1}: see the class comment. */
+  long busyBackoffMillis(int attempt, int retryAfterMillis) {
+    long exponential = 100L << Math.min(attempt, 16);
+    long base = Math.min(Math.max(exponential, retryAfterMillis),
+        config.maxBusyBackoff().toMillis());
+    return base + java.util.concurrent.ThreadLocalRandom.current().nextLong(base / 5 + 1);
+  }
+
+  private static int busyRetryAfter(ShuffleFetchException e) {
+    Throwable c = e.getCause();
+    if (c instanceof FetchFailure f) {
+      return f.retryAfterMillis();
+    }
+    if (c instanceof HandshakeException h) {
+      return h.retryAfterMillis();
+    }
+    return 0;
+  }
+
+  private List<byte[]> fetchOnce(String host, int port, List<BlockId> blocks)
+      throws ShuffleFetchException {
     try {
       Channel ch = await(connection(host, port));
       FetchResponseHandler handler = ch.pipeline().get(FetchResponseHandler.class);
@@ -107,7 +153,9 @@ public final class ShuffleClient implements AutoCloseable {
     } catch (FetchFailure f) {
       List<BlockId> named = f.reason() == Reason.NOT_FOUND && !f.blocks().isEmpty()
           ? f.blocks() : blocks;
-      throw new ShuffleFetchException(host, port, named, f.reason(), f.getMessage(), f.getCause());
+      // A BUSY failure keeps itself as the cause, so the retry loop can read the retry-after.
+      Throwable cause = f.reason() == Reason.BUSY && f.getCause() == null ? f : f.getCause();
+      throw new ShuffleFetchException(host, port, named, f.reason(), f.getMessage(), cause);
     }
   }
 
@@ -169,6 +217,7 @@ public final class ShuffleClient implements AutoCloseable {
         case TIMEOUT -> Reason.TIMEOUT;
         case CLOSED -> Reason.CONNECT;
         case PROTOCOL -> Reason.PROTOCOL;
+        case BUSY -> Reason.BUSY;
       };
     }
     return new FetchFailure(reason, cause.getMessage(), List.of(), cause);

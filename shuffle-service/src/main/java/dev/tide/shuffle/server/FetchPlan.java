@@ -23,13 +23,15 @@ record FetchPlan(long[] blockLengths, List<Region> regions) {
     return sum;
   }
 
-  void closeAll() {
+  /** Closes every file of a plan that will not be sent, telling {@code stats}. */
+  void closeAll(ServerStats stats) {
     for (Region r : regions) {
       try {
         r.file().close();
       } catch (IOException e) {
         // Nothing was sent from it; closing is best effort.
       }
+      stats.fileClosed();
     }
   }
 }

@@ -32,11 +32,14 @@ final class MapOutputResolver {
   private final List<Path> localDirs;
   private final IndexCache indexCache;
   private final long maxReplyBytes;
+  private final ServerStats stats;
 
-  MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes) {
+  MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes,
+      ServerStats stats) {
     this.localDirs = List.copyOf(localDirs);
     this.indexCache = indexCache;
     this.maxReplyBytes = maxReplyBytes;
+    this.stats = stats;
   }
 
   private record MapKey(int shuffleId, int mapId) {}
@@ -124,15 +127,17 @@ final class MapOutputResolver {
       }
       return regions;
     } catch (FetchRefusedException e) {
-      new FetchPlan(new long[0], regions).closeAll();
+      new FetchPlan(new long[0], regions).closeAll(stats);
       throw e;
     }
   }
 
-  private static FileChannel open(RegisteredApp app, BlockId b, Path data)
+  private FileChannel open(RegisteredApp app, BlockId b, Path data)
       throws FetchRefusedException {
     try {
-      return FileChannel.open(data, StandardOpenOption.READ);
+      FileChannel ch = FileChannel.open(data, StandardOpenOption.READ);
+      stats.fileOpened();
+      return ch;
     } catch (IOException e) {
       throw new FetchRefusedException(ErrorCode.NOT_FOUND, "cannot open map output " + data
           + " of application " + app.appId() + " for block " + describe(b) + ": " + e,

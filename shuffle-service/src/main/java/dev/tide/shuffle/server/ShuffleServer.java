@@ -2,6 +2,7 @@ package dev.tide.shuffle.server;
 
 import dev.tide.shuffle.transport.SecureChannels;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -12,6 +13,7 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * output from the NodeManager local dirs. Knows nothing of YARN; the NodeManager adapter feeds
  * {@link #registerApplication} / {@link #removeApplication}.
  *
+ * <p>Limits: at most {@code maxConnections} connections ({@link ConnectionGate}), reply bytes in
+ * flight capped per connection and in total ({@link FetchRequestHandler}), idle connections
+ * closed, and the server's own pooled allocator ({@code directArenas} direct arenas, no heap
+ * arenas) whose direct memory in use is checked against {@code maxDirectMemoryBytes} before a
+ * connection or request is admitted. Over a limit the answer is BUSY with a retry-after.
+ *
  * <p>Threads: Netty event loops for I/O, a small bounded pool for disk work (index reads, file
  * opens). {@link #start} and {@link #close} are called by one owner; the registry methods are
  * thread-safe and may be called at any time.
@@ -40,6 +48,9 @@ public final class ShuffleServer implements AutoCloseable {
   private final IndexCache indexCache;
   private final MapOutputResolver resolver;
   private final AtomicLong inFlightBytes = new AtomicLong();
+  private final ServerStats stats;
+  private final PooledByteBufAllocator allocator;
+  private volatile String transport = "none";
   private EventLoopGroup bossGroup;
   private EventLoopGroup workerGroup;
   private ThreadPoolExecutor diskExecutor;
@@ -47,9 +58,21 @@ public final class ShuffleServer implements AutoCloseable {
   private volatile int boundPort;
 
   public ShuffleServer(ShuffleServerConfig config) {
+    this(config, new ServerStats());
+  }
+
+  /** @param stats where the server counts what it does (the NodeManager adapter's metrics) */
+  public ShuffleServer(ShuffleServerConfig config, ServerStats stats) {
     this.config = config;
+    this.stats = stats;
     this.indexCache = new IndexCache(config.indexCacheBytes());
-    this.resolver = new MapOutputResolver(config.localDirs(), indexCache, config.maxReplyBytes());
+    this.resolver = new MapOutputResolver(config.localDirs(), indexCache, config.maxReplyBytes(),
+        stats);
+    // Our own pool, not Netty's shared default: a bounded number of direct arenas (heap buffers
+    // unpooled), 8 KiB pages, 4 MiB chunks, small thread caches. Only headers, error replies
+    // and partly received request frames live in it; data goes zero-copy from the files.
+    this.allocator = new PooledByteBufAllocator(true, 0, config.directArenas(), 8192, 9, 64, 16,
+        false);
   }
 
   /**
@@ -85,14 +108,21 @@ public final class ShuffleServer implements AutoCloseable {
         .channel(channelClass)
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.ALLOCATOR, allocator)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
+            ch.pipeline().addLast("tide-gate",
+                new ConnectionGate(stats, config, ShuffleServer.this::directMemoryInUse));
+            // observeOutput: a slow reader whose reply is still draining is not idle.
+            ch.pipeline().addLast("tide-idle", new IdleStateHandler(true, 0, 0,
+                config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             SecureChannels.initServer(ch, registry, config.maxRequestFrameBytes(),
                 config.handshakeTimeout(), new FetchRequestHandler(registry, resolver,
-                    diskExecutor, inFlightBytes, config));
+                    diskExecutor, inFlightBytes, config, stats,
+                    ShuffleServer.this::directMemoryInUse));
           }
         });
     InetSocketAddress address = config.bindHost() == null
@@ -105,11 +135,41 @@ public final class ShuffleServer implements AutoCloseable {
       throw new IOException("tide_shuffle cannot bind " + address + ": " + e.getMessage(), e);
     }
     boundPort = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    transport = epoll ? "epoll" : "nio";
     LOG.info("tide_shuffle listening on port {} ({}, {} io threads, {} disk threads, local dirs {},"
-        + " max request {} B, max reply {} B, index cache {} B, max in flight {} B)", boundPort,
-        epoll ? "epoll" : "nio", config.ioThreads(), config.diskThreads(), config.localDirs(),
+        + " max request {} B, max reply {} B, index cache {} B, max in flight {} B total and {} B"
+        + " per connection, max {} connections, max direct memory {} B in {} arenas,"
+        + " idle timeout {} ms, BUSY retry-after {} ms)", boundPort, transport,
+        config.ioThreads(), config.diskThreads(), config.localDirs(),
         config.maxRequestFrameBytes(), config.maxReplyBytes(), config.indexCacheBytes(),
-        config.maxInFlightBytes());
+        config.maxInFlightBytes(), config.maxInFlightBytesPerConnection(),
+        config.maxConnections(), config.maxDirectMemoryBytes(), config.directArenas(),
+        config.idleTimeout().toMillis(), config.busyRetryAfter().toMillis());
+  }
+
+  /** "epoll" or "nio" once started, "none" before. */
+  public String transport() {
+    return transport;
+  }
+
+  /** What the server has done and holds; live, thread-safe. */
+  public ServerStats stats() {
+    return stats;
+  }
+
+  /** Bytes of index offsets cached now. */
+  public long indexCacheBytes() {
+    return indexCache.bytes();
+  }
+
+  /** Reply bytes written and not yet sent, over all connections. */
+  public long inFlightBytes() {
+    return inFlightBytes.get();
+  }
+
+  /** Direct memory held by buffers in use from the server's pool (approximate). */
+  public long directMemoryInUse() {
+    return allocator.pinnedDirectMemory();
   }
 
   /** The bound port; 0 before {@link #start}. */
@@ -162,5 +222,6 @@ public final class ShuffleServer implements AutoCloseable {
       LOG.info("tide_shuffle on port {} stopped", boundPort);
     }
     boundPort = 0;
+    transport = "none";
   }
 }

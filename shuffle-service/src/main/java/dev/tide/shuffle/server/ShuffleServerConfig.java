@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Settings of a {@link ShuffleServer}; immutable, validated on construction. Build with
- * {@link #builder()}; every setting has a default suited to a NodeManager.
+ * {@link #builder()}; every setting has a default suited to a NodeManager. The NodeManager keys
+ * and their defaults are in {@code dev.tide.shuffle.yarn.ShuffleServiceOptions}.
  *
  * @param bindHost address to bind, null for all interfaces
  * @param port TCP port, 0 for an ephemeral one
@@ -19,13 +20,25 @@ import java.util.List;
  * @param maxBlocksPerRequest most blocks one request may name
  * @param indexCacheBytes bytes of index offsets kept in memory
  * @param maxInFlightBytes reply bytes queued for sending over all connections before BUSY
+ *     (a reply is always admitted when nothing is in flight, so progress is guaranteed)
+ * @param maxInFlightBytesPerConnection reply bytes queued for sending on one connection before
+ *     BUSY (same rule: admitted when the connection has nothing in flight)
+ * @param maxConnections open connections; one more is answered with a handshake BUSY and closed
+ * @param maxDirectMemoryBytes direct memory the server's buffer pool may have in use before new
+ *     connections and requests are answered BUSY
+ * @param directArenas direct arenas of the server's pooled allocator (bounds fragmentation)
+ * @param idleTimeout a connection with no reads, no write progress and no request waiting for
+ *     the disk for this long is closed
+ * @param busyRetryAfter the retry-after sent with every BUSY answer
  * @param handshakeTimeout time a connection has to authenticate
  * @param useEpoll use the native epoll transport when available (NIO otherwise)
  */
 public record ShuffleServerConfig(String bindHost, int port, List<Path> localDirs, int ioThreads,
     int diskThreads, int diskQueueCapacity, int maxRequestFrameBytes, long maxReplyBytes,
     int maxBlocksPerRequest, long indexCacheBytes, long maxInFlightBytes,
-    Duration handshakeTimeout, boolean useEpoll) {
+    long maxInFlightBytesPerConnection, int maxConnections, long maxDirectMemoryBytes,
+    int directArenas, Duration idleTimeout, Duration busyRetryAfter, Duration handshakeTimeout,
+    boolean useEpoll) {
 
   public ShuffleServerConfig {
     localDirs = List.copyOf(localDirs);
@@ -40,8 +53,19 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     require(maxBlocksPerRequest >= 1, "maxBlocksPerRequest", maxBlocksPerRequest);
     require(indexCacheBytes >= 0, "indexCacheBytes", indexCacheBytes);
     require(maxInFlightBytes >= 1, "maxInFlightBytes", maxInFlightBytes);
-    require(handshakeTimeout != null && !handshakeTimeout.isNegative()
-        && !handshakeTimeout.isZero(), "handshakeTimeout", handshakeTimeout);
+    require(maxInFlightBytesPerConnection >= 1, "maxInFlightBytesPerConnection",
+        maxInFlightBytesPerConnection);
+    require(maxConnections >= 1, "maxConnections", maxConnections);
+    require(maxDirectMemoryBytes >= 1, "maxDirectMemoryBytes", maxDirectMemoryBytes);
+    require(directArenas >= 1, "directArenas", directArenas);
+    requirePositive(idleTimeout, "idleTimeout");
+    require(busyRetryAfter != null && !busyRetryAfter.isNegative()
+        && busyRetryAfter.toMillis() <= Integer.MAX_VALUE, "busyRetryAfter", busyRetryAfter);
+    requirePositive(handshakeTimeout, "handshakeTimeout");
+  }
+
+  private static void requirePositive(Duration d, String name) {
+    require(d != null && !d.isNegative() && !d.isZero(), name, d);
   }
 
   private static void require(boolean ok, String name, Object value) {
@@ -67,6 +91,12 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     private int maxBlocksPerRequest = 10_000;
     private long indexCacheBytes = 16L << 20;
     private long maxInFlightBytes = 4L << 30;
+    private long maxInFlightBytesPerConnection = 256L << 20;
+    private int maxConnections = 2048;
+    private long maxDirectMemoryBytes = 256L << 20;
+    private int directArenas = 2;
+    private Duration idleTimeout = Duration.ofSeconds(120);
+    private Duration busyRetryAfter = Duration.ofSeconds(1);
     private Duration handshakeTimeout = Duration.ofSeconds(10);
     private boolean useEpoll;
 
@@ -81,13 +111,24 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     public Builder maxBlocksPerRequest(int v) { maxBlocksPerRequest = v; return this; }
     public Builder indexCacheBytes(long v) { indexCacheBytes = v; return this; }
     public Builder maxInFlightBytes(long v) { maxInFlightBytes = v; return this; }
+    public Builder maxInFlightBytesPerConnection(long v) {
+      maxInFlightBytesPerConnection = v;
+      return this;
+    }
+    public Builder maxConnections(int v) { maxConnections = v; return this; }
+    public Builder maxDirectMemoryBytes(long v) { maxDirectMemoryBytes = v; return this; }
+    public Builder directArenas(int v) { directArenas = v; return this; }
+    public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
+    public Builder busyRetryAfter(Duration v) { busyRetryAfter = v; return this; }
     public Builder handshakeTimeout(Duration v) { handshakeTimeout = v; return this; }
     public Builder useEpoll(boolean v) { useEpoll = v; return this; }
 
     public ShuffleServerConfig build() {
       return new ShuffleServerConfig(bindHost, port, localDirs, ioThreads, diskThreads,
           diskQueueCapacity, maxRequestFrameBytes, maxReplyBytes, maxBlocksPerRequest,
-          indexCacheBytes, maxInFlightBytes, handshakeTimeout, useEpoll);
+          indexCacheBytes, maxInFlightBytes, maxInFlightBytesPerConnection, maxConnections,
+          maxDirectMemoryBytes, directArenas, idleTimeout, busyRetryAfter, handshakeTimeout,
+          useEpoll);
     }
   }
 }

@@ -73,6 +73,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
       if (type == HandshakeMessages.REJECT) {
         String reason = WireStrings.read(body, 0xFFFF, "reject reason");
         fail(ctx, HandshakeException.Kind.REJECTED, "server refused: " + reason, null);
+      } else if (type == HandshakeMessages.BUSY) {
+        int retryAfter = body.readInt();
+        String reason = WireStrings.read(body, 0xFFFF, "busy reason");
+        fail(ctx, HandshakeException.Kind.BUSY, "server busy (retry after " + retryAfter
+            + " ms): " + reason, null, retryAfter);
       } else if (state == State.AWAIT_CHALLENGE && type == HandshakeMessages.CHALLENGE) {
         serverNonce = HandshakeMessages.readFixed(body, HandshakeMessages.NONCE_BYTES, "CHALLENGE");
         state = State.AWAIT_OK;
@@ -119,6 +124,11 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
 
   private void fail(ChannelHandlerContext ctx, HandshakeException.Kind kind, String detail,
       Throwable cause) {
+    fail(ctx, kind, detail, cause, 0);
+  }
+
+  private void fail(ChannelHandlerContext ctx, HandshakeException.Kind kind, String detail,
+      Throwable cause, int retryAfterMillis) {
     if (state == State.DONE) {
       return;
     }
@@ -128,7 +138,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
     }
     String prefix = kind == HandshakeException.Kind.REJECTED ? "authentication failed" : "handshake failed";
     done.tryFailure(new HandshakeException(kind, prefix + " for application " + appId + " at "
-        + describe(ctx.channel().remoteAddress()) + ": " + detail, cause));
+        + describe(ctx.channel().remoteAddress()) + ": " + detail, cause, retryAfterMillis));
     ctx.close();
   }
 

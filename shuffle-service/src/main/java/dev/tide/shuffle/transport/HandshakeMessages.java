@@ -18,6 +18,7 @@ import javax.crypto.spec.SecretKeySpec;
  *   RESPONSE  (3): 32 bytes HMAC-SHA256(secret, "tide-client-v1" | uint16 len | appId | clientNonce | serverNonce)
  *   OK        (4): 32 bytes HMAC-SHA256(secret, "tide-server-v1" | uint16 len | appId | clientNonce | serverNonce)
  *   REJECT    (5): uint16 len | reason UTF-8
+ *   BUSY      (6): int32 retryAfterMillis | uint16 len | reason UTF-8   (server at a limit; closes)
  * </pre>
  * Stateless and thread-safe ({@link Mac} instances are made per call).
  */
@@ -27,6 +28,7 @@ final class HandshakeMessages {
   static final byte RESPONSE = 3;
   static final byte OK = 4;
   static final byte REJECT = 5;
+  static final byte BUSY = 6;
   static final byte LAST_HANDSHAKE_TYPE = 15;
 
   static final byte VERSION = 1;
@@ -60,6 +62,13 @@ final class HandshakeMessages {
 
   static ByteBuf reject(ByteBufAllocator alloc, String reason) {
     ByteBuf buf = Frames.start(alloc, REJECT);
+    WireStrings.write(buf, reason);
+    return Frames.finish(buf);
+  }
+
+  static ByteBuf busy(ByteBufAllocator alloc, int retryAfterMillis, String reason) {
+    ByteBuf buf = Frames.start(alloc, BUSY);
+    buf.writeInt(retryAfterMillis);
     WireStrings.write(buf, reason);
     return Frames.finish(buf);
   }

@@ -66,6 +66,17 @@ public final class SecureChannels {
     ch.pipeline().addLast(protocolHandlers);
   }
 
+  /**
+   * Refuses a new server-side connection because the server is at a limit: writes a handshake
+   * BUSY frame ({@code int32 retryAfterMillis | reason}) and closes the channel. Call before the
+   * handshake started (e.g. from {@code channelActive}); clients fail their handshake with
+   * {@link HandshakeException.Kind#BUSY} and {@link HandshakeException#retryAfterMillis()}.
+   */
+  public static void refuseBusy(Channel ch, int retryAfterMillis, String reason) {
+    ch.writeAndFlush(HandshakeMessages.busy(ch.alloc(), retryAfterMillis, reason))
+        .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+  }
+
   /** @return completes when the server accepted the handshake; fails with a message otherwise */
   public static Future<Void> initClient(Channel ch, String appId, byte[] secret,
       int maxFrameBytes, ChannelHandler... protocolHandlers) {

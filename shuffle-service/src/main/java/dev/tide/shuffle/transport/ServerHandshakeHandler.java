@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * An unknown application gets a challenge like any other and is refused at RESPONSE with the
  * same message as a wrong secret, so a prober learns nothing; the real reason is logged.
  * On success it sets {@link SecureChannels#APP_ID}, fires {@link HandshakeCompletedEvent} and
- * removes itself. One instance per channel; runs on the channel's event loop.
+ * removes itself. A refusal fires {@link HandshakeRefusedEvent} before the REJECT is written.
+ * One instance per channel; runs on the channel's event loop.
  */
 final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ServerHandshakeHandler.class);
@@ -152,6 +153,7 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     if (timeoutTask != null) {
       timeoutTask.cancel(false);
     }
+    ctx.fireUserEventTriggered(new HandshakeRefusedEvent(appId, realReason));
     ctx.writeAndFlush(HandshakeMessages.reject(ctx.alloc(), toldReason))
         .addListener(ChannelFutureListener.CLOSE);
   }

@@ -44,6 +44,7 @@ public class TideShuffleService extends AuxiliaryService {
   @Override
   protected void serviceInit(Configuration conf) throws Exception {
     stopOnFailure = ShuffleServiceOptions.stopOnFailure(conf);
+    LOG.info("tide_shuffle settings: {}", ShuffleServiceOptions.describe(conf));
     try {
       ShuffleServerConfig config = ShuffleServiceOptions.serverConfig(conf);
       ShuffleServer created = new ShuffleServer(config);

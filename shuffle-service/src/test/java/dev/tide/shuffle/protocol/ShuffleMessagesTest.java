@@ -95,6 +95,23 @@ class ShuffleMessagesTest {
   }
 
   @Test
+  void busyRepliesCarryTheRetryAfter() {
+    ErrorReply busy = ErrorReply.busy(12, "too many bytes in flight", 750);
+    ErrorReply decoded = (ErrorReply) roundTrip(busy, busy.toFrame(alloc));
+    assertEquals(busy, decoded);
+    assertEquals(750, decoded.retryAfterMillis());
+    // Other codes never carry one; a BUSY from a server that sends none reads as 0.
+    assertEquals(0, new ErrorReply(1, ErrorCode.INTERNAL, "x", List.of(), 99).retryAfterMillis());
+    ByteBuf old = alloc.buffer().writeByte(MessageTypes.ERROR).writeLong(3)
+        .writeByte(ErrorCode.BUSY.wire()).writeShort(0).writeInt(0);
+    try {
+      assertEquals(new ErrorReply(3, ErrorCode.BUSY, ""), ShuffleMessages.decode(old));
+    } finally {
+      old.release();
+    }
+  }
+
+  @Test
   void longErrorMessagesAreCut() {
     ErrorReply error = new ErrorReply(1, ErrorCode.INTERNAL, "x".repeat(10_000));
     assertEquals(ErrorReply.MAX_MESSAGE_CHARS, error.message().length());

@@ -70,12 +70,26 @@ final class RawPeers {
     final Future<Void> handshake;
 
     RawClient(int port, String appId, byte[] secret) throws InterruptedException {
+      this(port, appId, secret, 1 << 20, 0);
+    }
+
+    /**
+     * @param maxFrameBytes largest reply frame accepted
+     * @param receiveBufferBytes SO_RCVBUF, small to make a stalled reader stall the server's
+     *     writes quickly; 0 for the system default
+     */
+    RawClient(int port, String appId, byte[] secret, int maxFrameBytes, int receiveBufferBytes)
+        throws InterruptedException {
       Future<Void>[] hs = new Future[1];
-      channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
+      Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class);
+      if (receiveBufferBytes > 0) {
+        bootstrap.option(io.netty.channel.ChannelOption.SO_RCVBUF, receiveBufferBytes);
+      }
+      channel = bootstrap
           .handler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-              hs[0] = SecureChannels.initClient(ch, appId, secret, 1 << 20,
+              hs[0] = SecureChannels.initClient(ch, appId, secret, maxFrameBytes,
                   new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -97,6 +111,11 @@ final class RawPeers {
       }
     }
 
+    /** Stops (false) or resumes (true) reading from the socket. */
+    void reading(boolean on) {
+      channel.config().setAutoRead(on);
+    }
+
     void write(ByteBuf raw) {
       channel.writeAndFlush(raw).syncUninterruptibly();
     }
@@ -109,8 +128,12 @@ final class RawPeers {
       return m;
     }
 
+    /** Closes the connection; safe to call twice. */
     @Override
     public void close() {
+      if (group.isShuttingDown()) {
+        return;
+      }
       channel.close().syncUninterruptibly();
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -261,23 +261,6 @@ class ShuffleServerTest {
   }
 
   @Test
-  void busyWhenTooManyBytesAreInFlight() throws Exception {
-    try (ShuffleServer small = new ShuffleServer(ShuffleServerConfig.builder()
-        .bindHost("127.0.0.1").port(0).localDirs(List.of(nm1)).maxInFlightBytes(100).build())) {
-      small.start();
-      small.registerApplication(APP, USER, SECRET);
-      MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, APP)), 0, 0, new int[] {10, 500});
-      try (ShuffleClient client = new ShuffleClient(APP, SECRET)) {
-        assertEquals(10, client.fetch("127.0.0.1", small.port(), List.of(BlockId.of(0, 0, 0)))
-            .get(0).length);
-        ShuffleFetchException e = assertThrows(ShuffleFetchException.class,
-            () -> client.fetch("127.0.0.1", small.port(), List.of(BlockId.of(0, 0, 1))));
-        assertEquals(Reason.BUSY, e.reason());
-      }
-    }
-  }
-
-  @Test
   void replyLargerThanTheLimitIsRefusedUpFront() throws Exception {
     try (ShuffleServer small = new ShuffleServer(ShuffleServerConfig.builder()
         .bindHost("127.0.0.1").port(0).localDirs(List.of(nm1)).maxReplyBytes(1000).build())) {

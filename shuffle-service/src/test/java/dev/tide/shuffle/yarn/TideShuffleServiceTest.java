@@ -189,6 +189,28 @@ class TideShuffleServiceTest {
   }
 
   @Test
+  void everyDefaultIsValidAndOutOfRangeSettingsAreNamed() {
+    Configuration conf = conf(0);
+    var config = ShuffleServiceOptions.serverConfig(conf);
+    assertEquals(2048, config.maxConnections());
+    assertEquals(256L << 20, config.maxInFlightBytesPerConnection());
+    assertEquals(java.time.Duration.ofSeconds(120), config.idleTimeout());
+    for (var option : ShuffleServiceOptions.ALL) {
+      assertTrue(option.key().startsWith("tide.shuffle."), option.key());
+    }
+    conf.set(ShuffleServiceOptions.MAX_CONNECTIONS.key(), "0");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ShuffleServiceOptions.serverConfig(conf));
+    assertEquals("tide.shuffle.maxConnections must be between 1 and 2147483647, got '0'",
+        e.getMessage());
+    conf.set(ShuffleServiceOptions.MAX_CONNECTIONS.key(), "10");
+    conf.set(ShuffleServiceOptions.EPOLL.key(), "yes");
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> ShuffleServiceOptions.serverConfig(conf)).getMessage()
+        .contains("tide.shuffle.epoll.enabled must be true or false, got 'yes'"));
+  }
+
+  @Test
   void badSettingIsNamed() {
     Configuration conf = conf(0);
     conf.set(ShuffleServiceOptions.DISK_THREADS.key(), "many");

@@ -1,0 +1,76 @@
+package dev.tide.shuffle.server;
+
+import dev.tide.shuffle.transport.SecureChannels;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * First handler of every server connection: admits it if the server has fewer than
+ * {@code maxConnections} open and its buffer pool is under the direct memory cap; otherwise
+ * answers a handshake BUSY with the retry-after and closes, before any byte is read. Counts
+ * admitted connections in {@link ServerStats} until they close. One instance per channel; runs
+ * on the channel's event loop.
+ */
+final class ConnectionGate extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionGate.class);
+
+  private final ServerStats stats;
+  private final int maxConnections;
+  private final LongSupplier directMemoryInUse;
+  private final long maxDirectMemoryBytes;
+  private final int retryAfterMillis;
+  private boolean admitted;
+  private boolean refused;
+
+  ConnectionGate(ServerStats stats, ShuffleServerConfig config, LongSupplier directMemoryInUse) {
+    this.stats = stats;
+    this.maxConnections = config.maxConnections();
+    this.directMemoryInUse = directMemoryInUse;
+    this.maxDirectMemoryBytes = config.maxDirectMemoryBytes();
+    this.retryAfterMillis = (int) config.busyRetryAfter().toMillis();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    long direct = directMemoryInUse.getAsLong();
+    String refusal = null;
+    if (direct > maxDirectMemoryBytes) {
+      refusal = "shuffle service buffers hold " + direct + " bytes of direct memory (limit "
+          + maxDirectMemoryBytes + ")";
+    } else if (!stats.tryOpenConnection(maxConnections)) {
+      refusal = "shuffle service has " + maxConnections + " connections open (the limit)";
+    }
+    if (refusal != null) {
+      refused = true;
+      stats.connectionRefused();
+      LOG.warn("refused connection from {}: {}; told to retry after {} ms",
+          ctx.channel().remoteAddress(), refusal, retryAfterMillis);
+      SecureChannels.refuseBusy(ctx.channel(), retryAfterMillis, refusal);
+      return; // the rest of the pipeline never sees this connection become active
+    }
+    admitted = true;
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (refused) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (admitted) {
+      admitted = false;
+      stats.connectionClosed();
+    }
+    ctx.fireChannelInactive();
+  }
+}

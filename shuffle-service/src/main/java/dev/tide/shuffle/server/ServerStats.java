@@ -1,0 +1,116 @@
+package dev.tide.shuffle.server;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+
+/**
+ * What one {@link ShuffleServer} has done and holds right now: monotonic counters and current
+ * levels, updated by the event loops and disk threads, read by metrics at any time. Also
+ * forwards each served fetch's latency to an optional listener (the NodeManager adapter feeds
+ * its quantiles with it). One instance per server; thread-safe (adders and atomics).
+ */
+public final class ServerStats {
+  private final AtomicInteger openConnections = new AtomicInteger();
+  private final AtomicInteger activeFetches = new AtomicInteger();
+  private final AtomicInteger openFiles = new AtomicInteger();
+  private final LongAdder fetchesServed = new LongAdder();
+  private final LongAdder fetchesFailed = new LongAdder();
+  private final LongAdder bytesServed = new LongAdder();
+  private final LongAdder blocksServed = new LongAdder();
+  private final LongAdder authFailures = new LongAdder();
+  private final LongAdder busyReplies = new LongAdder();
+  private final LongAdder connectionsRefused = new LongAdder();
+  private final LongAdder idleClosed = new LongAdder();
+  private final LongConsumer fetchLatencyNanos;
+
+  /** @param fetchLatencyNanos told the latency of every served fetch; may be a no-op */
+  public ServerStats(LongConsumer fetchLatencyNanos) {
+    this.fetchLatencyNanos = fetchLatencyNanos;
+  }
+
+  public ServerStats() {
+    this(nanos -> { });
+  }
+
+  /** Counts a new connection unless {@code max} are open already; false if refused. */
+  boolean tryOpenConnection(int max) {
+    while (true) {
+      int now = openConnections.get();
+      if (now >= max) {
+        return false;
+      }
+      if (openConnections.compareAndSet(now, now + 1)) {
+        return true;
+      }
+    }
+  }
+
+  void connectionClosed() {
+    openConnections.decrementAndGet();
+  }
+
+  void connectionRefused() {
+    connectionsRefused.increment();
+    busyReplies.increment();
+  }
+
+  void fetchStarted() {
+    activeFetches.incrementAndGet();
+  }
+
+  void fetchServed(int blocks, long bytes, long latencyNanos) {
+    activeFetches.decrementAndGet();
+    fetchesServed.increment();
+    blocksServed.add(blocks);
+    bytesServed.add(bytes);
+    fetchLatencyNanos.accept(latencyNanos);
+  }
+
+  void fetchFailed() {
+    activeFetches.decrementAndGet();
+    fetchesFailed.increment();
+  }
+
+  void authFailed() {
+    authFailures.increment();
+  }
+
+  void busyReplied() {
+    busyReplies.increment();
+  }
+
+  void idleClosed() {
+    idleClosed.increment();
+  }
+
+  void fileOpened() {
+    openFiles.incrementAndGet();
+  }
+
+  void fileClosed() {
+    openFiles.decrementAndGet();
+  }
+
+  /** Connections open now (authenticated or not, refused ones excluded). */
+  public int openConnections() { return openConnections.get(); }
+  /** Fetch requests accepted and not yet answered. */
+  public int activeFetches() { return activeFetches.get(); }
+  /** Data files open for replies being sent. */
+  public int openFiles() { return openFiles.get(); }
+  /** Fetch requests answered with data. */
+  public long fetchesServed() { return fetchesServed.sum(); }
+  /** Fetch requests accepted and then answered with an error (including BUSY). */
+  public long fetchesFailed() { return fetchesFailed.sum(); }
+  /** Block data bytes sent (headers excluded). */
+  public long bytesServed() { return bytesServed.sum(); }
+  public long blocksServed() { return blocksServed.sum(); }
+  /** Handshakes refused (wrong secret, unknown application, malformed, timed out). */
+  public long authFailures() { return authFailures.sum(); }
+  /** BUSY answers, to requests and to connections. */
+  public long busyReplies() { return busyReplies.sum(); }
+  /** Connections refused with BUSY (too many connections or too much direct memory). */
+  public long connectionsRefused() { return connectionsRefused.sum(); }
+  /** Connections closed for being idle. */
+  public long idleConnectionsClosed() { return idleClosed.sum(); }
+}
