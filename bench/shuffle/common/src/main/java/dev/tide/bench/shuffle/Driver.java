@@ -1,0 +1,249 @@
+package dev.tide.bench.shuffle;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the whole benchmark: for each repetition, block size and server, starts the server JVM on
+ * core 0 ({@code taskset -c 0}; it generates its data set in its own layout under
+ * {@code target/data} the first time), then the load generator JVM on core 1, collects its RESULT
+ * line, stops the server. Prints one table of all runs and the ratios of Tide to each peer within
+ * the same repetition, and optionally writes them as markdown.
+ *
+ * <p>Arguments (all optional, key=value): {@code base} (bench/shuffle dir), {@code servers}
+ * (tide,spark,hadoop), {@code sizes} (4096,65536,1048576), {@code reps} (2), {@code warmup} (4 s),
+ * {@code measure} (10 s), {@code concurrency} (8), {@code maxRequests} (2000000),
+ * {@code results} (markdown file to write; none if absent), {@code serverCpu} (0),
+ * {@code clientCpu} (1).
+ */
+public final class Driver {
+  static final String JVM_OPTS = "-Xms256m -Xmx1g"
+      + " --add-opens=java.base/java.lang=ALL-UNNAMED"
+      + " --add-opens=java.base/java.nio=ALL-UNNAMED"
+      + " --add-opens=java.base/sun.nio.ch=ALL-UNNAMED"
+      + " --add-opens=java.base/java.util=ALL-UNNAMED"
+      + " -Dio.netty.tryReflectionSetAccessible=true";
+
+  private record Run(int rep, String server, int block, Map<String, String> r, String load) {
+    double d(String k) {
+      return Double.parseDouble(r.get(k));
+    }
+  }
+
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> a = LoadGenerator.args(argv);
+    Path base = Path.of(a.getOrDefault("base", "bench/shuffle")).toAbsolutePath().normalize();
+    List<String> servers = List.of(a.getOrDefault("servers", "tide,spark,hadoop").split(","));
+    List<Integer> sizes = new ArrayList<>();
+    for (String s : a.getOrDefault("sizes", "4096,65536,1048576").split(",")) {
+      sizes.add(Integer.parseInt(s));
+    }
+    int reps = Integer.parseInt(a.getOrDefault("reps", "2"));
+    String clientArgs = "concurrency=" + a.getOrDefault("concurrency", "8")
+        + " warmup=" + a.getOrDefault("warmup", "4")
+        + " measure=" + a.getOrDefault("measure", "10")
+        + " maxRequests=" + a.getOrDefault("maxRequests", "2000000");
+    String serverCpu = a.getOrDefault("serverCpu", "0");
+    String clientCpu = a.getOrDefault("clientCpu", "1");
+    Path logs = base.resolve("target/logs");
+    Files.createDirectories(logs);
+
+    String startLoad = loadavg();
+    String started = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    List<Run> runs = new ArrayList<>();
+    for (int rep = 1; rep <= reps; rep++) {
+      for (int block : sizes) {
+        for (String server : servers) {
+          String load = loadavg();
+          System.err.printf(Locale.ROOT, "[bench] rep %d, %s, block %d B (load %s)%n", rep, server,
+              block, load);
+          Map<String, String> r = runOne(base, logs, server, block, rep, serverCpu, clientCpu,
+              clientArgs);
+          runs.add(new Run(rep, server, block, r, load));
+          System.err.println("[bench]   " + summary(r));
+        }
+      }
+    }
+    String endLoad = loadavg();
+
+    StringWriter sw = new StringWriter();
+    PrintWriter out = new PrintWriter(sw);
+    out.printf("Started %s; %d logical CPUs (%s); servers on CPU %s, clients on CPU %s.%n",
+        started, Runtime.getRuntime().availableProcessors(), cpuModel(), serverCpu, clientCpu);
+    out.printf("Load average (1/5/15 min) at start: %s; at end: %s.%n", startLoad, endLoad);
+    out.printf("Client: %s; JVMs: java %s %s.%n%n", clientArgs, System.getProperty("java.version"),
+        JVM_OPTS.split(" --")[0]);
+    out.println("| rep | block | server | maps/req | requests | MB/s | blocks/s | p50 ms | p99 ms"
+        + " | server CPU s/GB | server RSS MB (end / max) | CPU use server / client | load 1m |");
+    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (Run run : runs) {
+      out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %.1f | %.0f | %.2f | %.2f | %.3f |"
+              + " %.0f / %.0f | %.2f / %.2f | %s |%n",
+          run.rep, size(run.block), run.server, run.r.get("mapsPerRequest"),
+          run.r.get("requests"), run.d("mbps"), run.d("blocksps"), run.d("p50ms"), run.d("p99ms"),
+          run.d("cpuSecPerGB"), run.d("rssMB"), run.d("maxRssMB"), run.d("serverCpuUtil"), run.d("clientCpuUtil"),
+          run.load.split(" ")[0]);
+    }
+    out.println();
+    out.println("CPU use = CPU-seconds per wall-second during the measured phase (1.00 = the whole"
+        + " pinned core). Load 1m = /proc/loadavg before the run (machine shared with other"
+        + " builds).");
+    out.println();
+    out.println("Ratios Tide / peer within the same repetition (throughput: > 1 means Tide is"
+        + " faster; latency, CPU/GB, RSS: < 1 means Tide is lower):");
+    out.println();
+    out.println("| rep | block | peer | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
+    out.println("|---|---|---|---|---|---|---|---|---|");
+    for (Run tide : runs) {
+      if (!tide.server.equals("tide")) {
+        continue;
+      }
+      for (Run peer : runs) {
+        if (peer.rep == tide.rep && peer.block == tide.block && !peer.server.equals("tide")) {
+          out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+              tide.rep, size(tide.block), peer.server, tide.d("mbps") / peer.d("mbps"),
+              tide.d("blocksps") / peer.d("blocksps"), tide.d("p50ms") / peer.d("p50ms"),
+              tide.d("p99ms") / peer.d("p99ms"), tide.d("cpuSecPerGB") / peer.d("cpuSecPerGB"),
+              tide.d("rssMB") / peer.d("rssMB"));
+        }
+      }
+    }
+    out.flush();
+    System.out.print(sw);
+    String results = a.get("results");
+    if (results != null) {
+      Path file = Path.of(results);
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.writeString(file, "# Shuffle benchmark, " + started + "\n\n"
+          + "Command: `bench/shuffle/run.sh " + String.join(" ", argv).replace(base + "", "")
+          + "`\n\n" + sw);
+      System.err.println("[bench] wrote " + file);
+    }
+  }
+
+  private static Map<String, String> runOne(Path base, Path logs, String server, int block, int rep,
+      String serverCpu, String clientCpu, String clientArgs) throws Exception {
+    String cp = classpath(base, server);
+    String pkg = "dev.tide.bench.shuffle." + server + ".";
+    String cls = Character.toUpperCase(server.charAt(0)) + server.substring(1);
+    Path dataDir = base.resolve("target/data/" + server + "/" + block);
+    String tag = server + "-" + block + "-rep" + rep;
+
+    List<String> serverCmd = new ArrayList<>(List.of("taskset", "-c", serverCpu, "java"));
+    serverCmd.addAll(List.of(JVM_OPTS.split(" ")));
+    serverCmd.addAll(List.of("-cp", cp, pkg + cls + "Server", "dataDir=" + dataDir,
+        "block=" + block));
+    Process srv = new ProcessBuilder(serverCmd)
+        .redirectError(logs.resolve(tag + "-server.log").toFile()).start();
+    try {
+      BufferedReader srvOut = new BufferedReader(new InputStreamReader(srv.getInputStream(),
+          StandardCharsets.UTF_8));
+      String port = null;
+      for (String line; (line = srvOut.readLine()) != null; ) {
+        if (line.startsWith("READY ")) {
+          port = line.substring(6).trim();
+          break;
+        }
+      }
+      if (port == null) {
+        throw new IOException(server + " server exited before READY; see "
+            + logs.resolve(tag + "-server.log"));
+      }
+      Thread drain = new Thread(() -> {
+        try {
+          while (srvOut.readLine() != null) {
+            // keep the pipe empty
+          }
+        } catch (IOException ignored) {
+          // server gone
+        }
+      });
+      drain.setDaemon(true);
+      drain.start();
+      new ProcessBuilder("sync").inheritIO().start().waitFor();
+
+      List<String> clientCmd = new ArrayList<>(List.of("taskset", "-c", clientCpu, "java"));
+      clientCmd.addAll(List.of(JVM_OPTS.split(" ")));
+      clientCmd.addAll(List.of("-cp", cp, pkg + cls + "Client", "port=" + port,
+          "serverPid=" + srv.pid(), "block=" + block));
+      clientCmd.addAll(List.of(clientArgs.split(" ")));
+      Process cli = new ProcessBuilder(clientCmd)
+          .redirectError(logs.resolve(tag + "-client.log").toFile()).start();
+      String result = null;
+      try (BufferedReader cliOut = new BufferedReader(new InputStreamReader(cli.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        for (String line; (line = cliOut.readLine()) != null; ) {
+          if (line.startsWith("RESULT ")) {
+            result = line;
+          }
+        }
+      }
+      if (!cli.waitFor(300, TimeUnit.SECONDS)) {
+        cli.destroyForcibly();
+      }
+      if (result == null) {
+        throw new IOException(server + " client failed (exit " + cli.exitValue() + "); see "
+            + logs.resolve(tag + "-client.log"));
+      }
+      Map<String, String> r = new LinkedHashMap<>();
+      for (String kv : result.substring(7).split(" ")) {
+        int eq = kv.indexOf('=');
+        r.put(kv.substring(0, eq), kv.substring(eq + 1));
+      }
+      return r;
+    } finally {
+      srv.destroy();
+      if (!srv.waitFor(20, TimeUnit.SECONDS)) {
+        srv.destroyForcibly();
+      }
+    }
+  }
+
+  private static String classpath(Path base, String server) throws IOException {
+    Path module = base.resolve(server);
+    return module.resolve("target/classes") + ":"
+        + Files.readString(module.resolve("target/classpath.txt")).trim();
+  }
+
+  private static String summary(Map<String, String> r) {
+    return String.format(Locale.ROOT, "%s MB/s, %s blocks/s, p50 %s ms, p99 %s ms, %s CPU s/GB,"
+            + " RSS %s MB", r.get("mbps"), r.get("blocksps"), r.get("p50ms"), r.get("p99ms"),
+        r.get("cpuSecPerGB"), r.get("rssMB"));
+  }
+
+  private static String size(int block) {
+    return block >= 1 << 20 ? (block >> 20) + " MiB" : (block >> 10) + " KiB";
+  }
+
+  private static String loadavg() throws IOException {
+    String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+    return f[0] + " " + f[1] + " " + f[2];
+  }
+
+  private static String cpuModel() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (line.startsWith("model name")) {
+          return line.substring(line.indexOf(':') + 1).trim();
+        }
+      }
+    } catch (IOException ignored) {
+      // not Linux
+    }
+    return "unknown CPU";
+  }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Shuffle benchmark (issue 4): Tide's tide_shuffle vs Spark's external shuffle service vs Hadoop's
+# ShuffleHandler on the same logical data, loopback only. Each server JVM runs on CPU 0, the load
+# generator JVM on CPU 1 (taskset). Prints a table and the Tide/peer ratios.
+#
+#   bench/shuffle/run.sh [key=value ...]
+#     servers=tide,spark,hadoop  sizes=4096,65536,1048576  reps=2  warmup=4  measure=10
+#     concurrency=8  maxRequests=2000000  serverCpu=0  clientCpu=1
+#     results=bench/shuffle/results/<date>.md   (write the tables there too)
+#     --no-build                                 (skip the Maven build)
+#
+# Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT in ~/.m2 (mvn -pl shuffle-service install).
+# Data sets (256-512 MiB per server and block size) are generated once under
+# bench/shuffle/target/data and reused; delete that directory to regenerate.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build=1
+args=()
+for a in "$@"; do
+  if [[ "$a" == "--no-build" ]]; then build=0; else args+=("$a"); fi
+done
+command -v taskset >/dev/null || { echo "run.sh: taskset (util-linux) is required" >&2; exit 1; }
+if [[ $(nproc) -lt 2 ]]; then
+  echo "run.sh: needs 2 CPUs (server on one, client on the other); have $(nproc)" >&2; exit 1
+fi
+if (( build )); then
+  mvn -q -f "$here/pom.xml" package -DskipTests
+fi
+exec java -cp "$here/common/target/classes" dev.tide.bench.shuffle.Driver "base=$here" "${args[@]}"

@@ -1,0 +1,46 @@
+package dev.tide.bench.shuffle.tide;
+
+import dev.tide.bench.shuffle.DataSets;
+import dev.tide.bench.shuffle.LoadGenerator;
+import dev.tide.bench.shuffle.Workload;
+import dev.tide.shuffle.MapOutputCommitter;
+import dev.tide.shuffle.ShuffleLayout;
+import dev.tide.shuffle.server.ShuffleServer;
+import dev.tide.shuffle.server.ShuffleServerConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Tide's tide_shuffle server, standalone, with the settings the NodeManager adapter uses by
+ * default (2 I/O threads, 2 disk threads, NIO transport), on loopback.
+ * Data: {@code <dataDir>/nm-local/usercache/<user>/appcache/<app>/tide-shuffle/0/<map>.data|.index},
+ * committed with {@link MapOutputCommitter} as an executor would.
+ */
+public final class TideServer {
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> a = LoadGenerator.args(argv);
+    Path dataDir = Path.of(a.get("dataDir"));
+    Workload w = Workload.forBlockSize(Integer.parseInt(a.get("block")), Integer.MAX_VALUE);
+    String user = System.getProperty("user.name");
+    Path nmLocal = dataDir.resolve("nm-local");
+    DataSets.ensure(dataDir, w, dir -> {
+      Path appDir = ShuffleLayout.appLocalDir(nmLocal, user, DataSets.APP_ID);
+      for (int m = 0; m < w.maps(); m++) {
+        Path tmp = MapOutputCommitter.tempDataFile(appDir, 0, m, 0);
+        long[] lengths = w.writeMapData(tmp, m);
+        if (!MapOutputCommitter.commit(appDir, 0, m, tmp, lengths)) {
+          throw new IllegalStateException("map " + m + " already committed");
+        }
+      }
+    });
+    ShuffleServerConfig config = ShuffleServerConfig.builder()
+        .bindHost("127.0.0.1").port(0).localDirs(List.of(nmLocal)).build();
+    ShuffleServer server = new ShuffleServer(config);
+    server.registerApplication(DataSets.APP_ID, user, DataSets.SECRET);
+    server.start();
+    System.out.println("READY " + server.port());
+    System.out.flush();
+    DataSets.awaitTermination();
+  }
+}
