@@ -5,6 +5,9 @@ import dev.tide.shuffle.server.ShuffleServer;
 import dev.tide.shuffle.server.ShuffleServerConfig;
 import java.nio.ByteBuffer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.metrics2.MetricsSource;
+import org.apache.hadoop.metrics2.MetricsSystem;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
 import org.apache.hadoop.yarn.server.api.AuxiliaryService;
@@ -23,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * registered applications are kept in the recovery dir ({@link RecoveryStore}) and served again
  * after a restart. The secret of an application arrives as the
  * service data of its containers' launch contexts. A failure to start is logged and leaves the
- * NodeManager running unless {@code tide.shuffle.stopOnFailure=true}.
+ * NodeManager running unless {@code tide.shuffle.stopOnFailure=true}. Its metrics are published
+ * through the NodeManager's metrics system as source {@code TideShuffle-<port>}
+ * ({@link ShuffleMetricsSource}) and unregistered on stop.
  *
  * <p>Threading: the NodeManager calls the lifecycle methods from its service thread and the
  * application callbacks from its dispatcher; all state is in the server's thread-safe registry.
@@ -33,12 +38,21 @@ public class TideShuffleService extends AuxiliaryService {
   private static final Logger LOG = LoggerFactory.getLogger(TideShuffleService.class);
 
   private volatile ShuffleServer server;
+  private volatile ShuffleMetricsSource metrics;
   private volatile RecoveryStore recovery;
   private volatile boolean running;
   private boolean stopOnFailure;
 
+  private final MetricsSystem metricsSystem;
+
   public TideShuffleService() {
+    this(DefaultMetricsSystem.instance());
+  }
+
+  /** @param metricsSystem where the metrics source is published (tests pass their own) */
+  TideShuffleService(MetricsSystem metricsSystem) {
     super(ShuffleServiceMetadata.SERVICE_NAME);
+    this.metricsSystem = metricsSystem;
   }
 
   @Override
@@ -47,7 +61,11 @@ public class TideShuffleService extends AuxiliaryService {
     LOG.info("tide_shuffle settings: {}", ShuffleServiceOptions.describe(conf));
     try {
       ShuffleServerConfig config = ShuffleServiceOptions.serverConfig(conf);
-      ShuffleServer created = new ShuffleServer(config);
+      ShuffleMetricsSource source =
+          new ShuffleMetricsSource(ShuffleServiceOptions.quantileIntervalSeconds(conf));
+      ShuffleServer created = new ShuffleServer(config, source.stats());
+      source.bind(created);
+      metrics = source;
       if (getRecoveryPath() != null) {
         recovery = new RecoveryStore(java.nio.file.Path.of(getRecoveryPath().toUri().getPath()));
         for (var app : recovery.load()) {
@@ -69,6 +87,7 @@ public class TideShuffleService extends AuxiliaryService {
       try {
         server.start();
         running = true;
+        registerMetrics(server.port());
       } catch (Exception e) {
         failed("start", e);
       }
@@ -76,14 +95,38 @@ public class TideShuffleService extends AuxiliaryService {
     super.serviceStart();
   }
 
+  /** Publishes the metrics as TideShuffle-port; a failure is logged, never fatal. */
+  private void registerMetrics(int port) {
+    ShuffleMetricsSource source = metrics;
+    try {
+      String name = source.register(metricsSystem, port);
+      LOG.info("tide_shuffle metrics published as source {}", name);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot publish tide_shuffle metrics for port {}; serving without them", port, e);
+    }
+  }
+
   @Override
   protected void serviceStop() throws Exception {
     running = false;
+    ShuffleMetricsSource source = metrics;
+    if (source != null) {
+      try {
+        source.unregister(metricsSystem);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot unregister tide_shuffle metrics", e);
+      }
+    }
     ShuffleServer s = server;
     if (s != null) {
       s.close();
     }
     super.serviceStop();
+  }
+
+  /** The metrics source, null if the service did not configure (tests). */
+  MetricsSource metricsSource() {
+    return metrics;
   }
 
   private void failed(String what, Exception e) throws Exception {
@@ -93,6 +136,10 @@ public class TideShuffleService extends AuxiliaryService {
     LOG.error("tide_shuffle could not {}; the NodeManager keeps running without it ({}=false)",
         what, ShuffleServiceOptions.STOP_ON_FAILURE.key(), e);
     server = null;
+    ShuffleMetricsSource source = metrics;
+    if (source != null) {
+      source.unregister(metricsSystem);
+    }
   }
 
   @Override
