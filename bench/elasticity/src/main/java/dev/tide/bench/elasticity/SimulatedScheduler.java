@@ -1,0 +1,123 @@
+package dev.tide.bench.elasticity;
+
+import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The task side of the simulation, with the counts the real {@code JobScheduler} gives the
+ * policy: pending tasks in FIFO order, free slots filled at once, idle-since per executor,
+ * executors pending removal get no tasks. Single-threaded; simulated milliseconds.
+ */
+final class SimulatedScheduler {
+  /** A task handed to an executor. */
+  record Start(String executorId, int stage, long durationMillis) {}
+
+  private record PendingTask(int stage, long durationMillis) {}
+
+  private static final class Executor {
+    int busy;
+    long idleSinceMillis;
+    boolean pendingRemoval;
+
+    Executor(long now) {
+      this.idleSinceMillis = now;
+    }
+  }
+
+  private final int slotsPerExecutor;
+  private final Deque<PendingTask> pending = new ArrayDeque<>();
+  private final Map<String, Executor> executors = new LinkedHashMap<>();
+  private int running;
+
+  SimulatedScheduler(int slotsPerExecutor) {
+    this.slotsPerExecutor = slotsPerExecutor;
+  }
+
+  void submit(int stage, long[] taskMillis) {
+    for (long t : taskMillis) {
+      pending.add(new PendingTask(stage, t));
+    }
+  }
+
+  void executorAdded(String id, long nowMillis) {
+    executors.put(id, new Executor(nowMillis));
+  }
+
+  void markPendingRemoval(Collection<String> ids) {
+    for (String id : ids) {
+      Executor e = executors.get(id);
+      if (e != null) {
+        e.pendingRemoval = true;
+      }
+    }
+  }
+
+  /** The executor's container is gone (only idle executors are ever killed here). */
+  void executorRemoved(String id) {
+    executors.remove(id);
+  }
+
+  /** Fills free slots of active executors with pending tasks. */
+  List<Start> assign() {
+    List<Start> starts = new ArrayList<>();
+    if (pending.isEmpty()) {
+      return starts;
+    }
+    for (Map.Entry<String, Executor> entry : executors.entrySet()) {
+      Executor e = entry.getValue();
+      while (!e.pendingRemoval && e.busy < slotsPerExecutor && !pending.isEmpty()) {
+        PendingTask t = pending.poll();
+        e.busy++;
+        running++;
+        starts.add(new Start(entry.getKey(), t.stage(), t.durationMillis()));
+      }
+      if (pending.isEmpty()) {
+        break;
+      }
+    }
+    return starts;
+  }
+
+  void taskFinished(String executorId, long nowMillis) {
+    running--;
+    Executor e = executors.get(executorId);
+    if (e != null && --e.busy == 0) {
+      e.idleSinceMillis = nowMillis;
+    }
+  }
+
+  int pendingTasks() {
+    return pending.size();
+  }
+
+  int runningTasks() {
+    return running;
+  }
+
+  int activeExecutors() {
+    int n = 0;
+    for (Executor e : executors.values()) {
+      if (!e.pendingRemoval) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  List<IdleExecutor> idleExecutors() {
+    List<IdleExecutor> idle = new ArrayList<>();
+    for (Map.Entry<String, Executor> entry : executors.entrySet()) {
+      Executor e = entry.getValue();
+      if (e.busy == 0 && !e.pendingRemoval) {
+        idle.add(new IdleExecutor(entry.getKey(), e.idleSinceMillis));
+      }
+    }
+    return idle;
+  }
+}
