@@ -52,6 +52,26 @@ public final class AmOptions {
       durationOption("tide.client.pollInterval", "1s",
           "How often the client asks YARN and the AM for state and progress.");
 
+  public static final ConfigOption<String> PLACEMENT =
+      stringOption("tide.yarn.placement", "locality", "Where executors go: locality (near the"
+          + " pending tasks' preferred hosts), spread (over as many nodes as possible) or pack"
+          + " (on as few nodes as possible). spread and pack use YARN placement constraints when"
+          + " the ResourceManager enables them, node-list requests otherwise.");
+  public static final ConfigOption<Duration> FAILURES_VALIDITY_INTERVAL =
+      durationOption("tide.executor.failuresValidityInterval", "1h", "How long an executor"
+          + " failure counts towards tide.executor.maxFailures and"
+          + " tide.yarn.maxFailuresPerHost; must be positive.");
+  public static final ConfigOption<Integer> MAX_FAILURES_PER_HOST =
+      intOption("tide.yarn.maxFailuresPerHost", 2, 0, "Executor failures on one node (within"
+          + " the validity interval) after which the node is excluded for"
+          + " tide.yarn.hostExclusionTimeout; 0 never excludes.");
+  public static final ConfigOption<Duration> HOST_EXCLUSION_TIMEOUT =
+      durationOption("tide.yarn.hostExclusionTimeout", "10m",
+          "How long a node with repeated executor failures gets no executors.");
+
+  /** The values of {@link #PLACEMENT}. */
+  public enum Placement { LOCALITY, SPREAD, PACK }
+
   /**
    * Set by the client in tide-job.xml, never by users: the fully qualified path of the staged
    * app jar, which the AM localizes for its executors. Absent when no jar was staged.
@@ -60,7 +80,8 @@ public final class AmOptions {
 
   public static List<ConfigOption<?>> all() {
     return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,
-        STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL);
+        STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL, PLACEMENT,
+        FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT);
   }
 
   /**
@@ -80,6 +101,23 @@ public final class AmOptions {
       throw new IllegalArgumentException("bad value for " + CLIENT_POLL_INTERVAL.key() + " = '"
           + conf.get(CLIENT_POLL_INTERVAL.key()) + "': must be positive");
     }
+    placement(conf);
+    if (FAILURES_VALIDITY_INTERVAL.get(conf).isZero()) {
+      throw new IllegalArgumentException("bad value for " + FAILURES_VALIDITY_INTERVAL.key()
+          + " = '" + conf.get(FAILURES_VALIDITY_INTERVAL.key()) + "': must be positive");
+    }
+  }
+
+  /** {@code tide.yarn.placement}, parsed. */
+  public static Placement placement(Configuration conf) {
+    String value = PLACEMENT.get(conf);
+    for (Placement p : Placement.values()) {
+      if (p.name().equalsIgnoreCase(value)) {
+        return p;
+      }
+    }
+    throw new IllegalArgumentException("bad value for " + PLACEMENT.key() + " = '" + value
+        + "': expected locality, spread or pack");
   }
 
   /** The application name: {@code tide.app.name}, or {@code tide <job>} when unset. */

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -33,7 +34,12 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.client.api.NMClient;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.util.RackResolver;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +77,8 @@ public final class ApplicationMaster {
   private final AtomicReference<Driver> driverRef = new AtomicReference<>();
   private AMRMClient<ContainerRequest> amrmClient;
   private NMClient nmClient;
+  /** Only for node-list placement: lists the cluster's nodes. */
+  private YarnClient yarnClient;
   private StatusHttpServer statusServer;
   private YarnAllocator allocator;
   private ExecutorService launcherPool;
@@ -159,10 +167,19 @@ public final class ApplicationMaster {
     int overheadMb = TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf);
     Resource executorResource = Resource.newInstance(executorMemoryMb + overheadMb,
         TideOptions.EXECUTOR_CORES.get(conf));
+    boolean nodeNamesIncludePort = conf.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     allocator = new YarnAllocator(amrmClient,
-        new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY),
+        executorRequests(executorResource, nodeNamesIncludePort),
         new ExitStatusClassifier(executorMemoryMb, overheadMb),
-        TideOptions.EXECUTOR_MAX_FAILURES.get(conf), FAST_HEARTBEAT, SLOW_HEARTBEAT);
+        new YarnAllocator.Settings(executorResource,
+            TideOptions.EXECUTOR_MAX_FAILURES.get(conf),
+            AmOptions.FAILURES_VALIDITY_INTERVAL.get(conf),
+            AmOptions.MAX_FAILURES_PER_HOST.get(conf),
+            AmOptions.HOST_EXCLUSION_TIMEOUT.get(conf),
+            TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(conf), FAST_HEARTBEAT, SLOW_HEARTBEAT,
+            nodeNamesIncludePort, System::currentTimeMillis));
 
     Driver driver = new Driver(conf, appId.toString(), secret, allocator);
     driverRef.set(driver);
@@ -183,6 +200,55 @@ public final class ApplicationMaster {
         new ExecutorLauncher(contexts, nmClient::startContainer, launcherPool);
     allocator.start(DriverCallbacks.of(driver), launcher, () -> driver.status().progress());
     return driver.run();
+  }
+
+  /**
+   * How executors are asked for under {@code tide.yarn.placement}: locality and, on an RM
+   * without placement constraints, spread and pack use container requests; spread and pack use
+   * a constrained scheduling request where the RM's placement-constraints handler is on.
+   */
+  private ExecutorRequests executorRequests(Resource executorResource,
+      boolean nodeNamesIncludePort) {
+    AmOptions.Placement placement = AmOptions.placement(conf);
+    int tasksPerExecutor = Math.max(1,
+        TideOptions.EXECUTOR_CORES.get(conf) / TideOptions.TASK_CPUS.get(conf));
+    RackCache racks = new RackCache(
+        h -> RackResolver.resolve(conf, h).getNetworkLocation());
+    if (placement == AmOptions.Placement.LOCALITY) {
+      return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
+          new LocalityPlacement(), tasksPerExecutor, racks);
+    }
+    String handler = conf.getTrimmed(YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
+        YarnConfiguration.DISABLED_RM_PLACEMENT_CONSTRAINTS_HANDLER);
+    boolean constraints = !handler.equals(
+        YarnConfiguration.DISABLED_RM_PLACEMENT_CONSTRAINTS_HANDLER);
+    LOG.info("Placement {} with {} (yarn.resourcemanager.placement-constraints.handler = {})",
+        placement, constraints ? "placement constraints" : "node-list requests", handler);
+    if (constraints) {
+      return new ConstraintRequests(amrmClient, executorResource, EXECUTOR_PRIORITY,
+          placement == AmOptions.Placement.SPREAD
+              ? ConstraintRequests.Kind.SPREAD : ConstraintRequests.Kind.PACK);
+    }
+    yarnClient = YarnClient.createYarnClient();
+    yarnClient.init(conf);
+    yarnClient.start();
+    Supplier<List<String>> runningNodes = () -> {
+      try {
+        List<String> nodes = new ArrayList<>();
+        for (NodeReport report : yarnClient.getNodeReports(NodeState.RUNNING)) {
+          NodeId id = report.getNodeId();
+          nodes.add(nodeNamesIncludePort ? id.toString() : id.getHost());
+        }
+        return nodes;
+      } catch (Exception e) {
+        LOG.warn("Cannot list the cluster's nodes; asking for any node", e);
+        return List.of();
+      }
+    };
+    return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
+        new NodeListPlacement(placement == AmOptions.Placement.SPREAD
+            ? NodeListPlacement.Mode.SPREAD : NodeListPlacement.Mode.PACK, runningNodes),
+        tasksPerExecutor, racks);
   }
 
   /** The staged app jar as a local resource, if the client staged one. */
@@ -236,6 +302,9 @@ public final class ApplicationMaster {
     }
     if (amrmClient != null) {
       step(failures, "stop AMRMClient", amrmClient::stop);
+    }
+    if (yarnClient != null) {
+      step(failures, "stop YarnClient", yarnClient::stop);
     }
     if (statusServer != null) {
       step(failures, "stop status server", statusServer::close);

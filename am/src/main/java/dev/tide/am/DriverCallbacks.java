@@ -20,9 +20,46 @@ public interface DriverCallbacks {
   /** Records a cluster-side event: {@code keyValues} alternate key and value. */
   void logEvent(String event, String... keyValues);
 
-  /** Adapts a real driver. */
+  /**
+   * Whether the executor has registered with the driver (its RPC connection is authenticated and
+   * it can take tasks). The allocator polls it on its own thread, once per heartbeat, for each
+   * launched executor that has not registered yet, and releases (and replaces) one that is still
+   * unregistered {@code tide.executor.registrationTimeout} after its launch. Must return at once
+   * (read a concurrent set, no I/O); once true it must stay true for that id, also after the
+   * executor has gone. Unknown ids return false.
+   */
+  boolean isExecutorRegistered(String executorId);
+
+  /**
+   * Adapts a real driver. The launch watchdog needs {@code Driver#isExecutorRegistered(String)};
+   * a driver without that method reports every executor as registered, which keeps the
+   * watchdog off.
+   */
   static DriverCallbacks of(Driver driver) {
+    java.lang.reflect.Method registeredProbe;
+    try {
+      registeredProbe = Driver.class.getMethod("isExecutorRegistered", String.class);
+      if (registeredProbe.getReturnType() != boolean.class) {
+        registeredProbe = null;
+      }
+    } catch (NoSuchMethodException e) {
+      registeredProbe = null;
+    }
+    java.lang.reflect.Method probe = registeredProbe;
     return new DriverCallbacks() {
+      @Override
+      public boolean isExecutorRegistered(String executorId) {
+        if (probe == null) {
+          return true;
+        }
+        try {
+          return (boolean) probe.invoke(driver, executorId);
+        } catch (ReflectiveOperationException e) {
+          // Never release an executor because of a failed probe.
+          return true;
+        }
+      }
+
       @Override
       public void executorLaunched(String executorId, String host, int shufflePort) {
         driver.executorLaunched(executorId, host, shufflePort);

@@ -1,7 +1,8 @@
 package dev.tide.am;
 
-import dev.tide.am.ContainerRequestReconciler.Assignment;
-import dev.tide.am.ContainerRequestReconciler.RequestDelta;
+import dev.tide.am.ExecutorRequests.Assignment;
+import dev.tide.am.ExecutorRequests.Demand;
+import dev.tide.am.ExecutorRequests.RequestDelta;
 import dev.tide.am.ExecutorLauncher.LaunchFailed;
 import dev.tide.am.ExecutorLauncher.LaunchResult;
 import dev.tide.am.ExecutorLauncher.Launched;
@@ -15,15 +16,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException;
@@ -40,10 +43,17 @@ import org.slf4j.LoggerFactory;
  * is pending. {@link #requestTotalExecutors} and {@link #killExecutors} (any thread) and launch
  * results (launcher threads) only post a task to that thread and wake it; they return at once.
  *
- * <p>Each round: reconcile (add or cancel requests so that pending + running + starting =
- * target), heartbeat, then handle allocated containers (launch what is still wanted, release the
- * surplus) and completed containers (classify, tell the driver, count failures; past
- * {@code tide.executor.maxFailures} failures the driver is aborted).
+ * <p>Each round: end node exclusions that have expired, release executors that did not
+ * register in time (launch watchdog), reconcile (cancel requests that no longer fit the hints,
+ * then add or cancel so that pending + running + starting = target), heartbeat, then handle
+ * allocated containers (launch what is still wanted and remove its request, release the
+ * surplus at once) and completed containers (classify, tell the driver, count failures).
+ *
+ * <p>Failures count within {@code tide.executor.failuresValidityInterval}; past
+ * {@code tide.executor.maxFailures} of them the driver is aborted with the cause; a node with
+ * {@code tide.yarn.maxFailuresPerHost} of them is excluded (YARN blacklist) for
+ * {@code tide.yarn.hostExclusionTimeout}. Nodes are named as the RM names them: host, or
+ * host:port with {@code yarn.scheduler.include-port-in-node-name}.
  */
 public final class YarnAllocator implements ExecutorAllocationClient {
   private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
@@ -52,12 +62,29 @@ public final class YarnAllocator implements ExecutorAllocationClient {
 
   private enum State { STARTING, RUNNING, RELEASING }
 
+  /**
+   * The allocator's settings.
+   *
+   * @param registrationTimeout how long a launched executor may take to register with the
+   *     driver before its container is released and replaced; zero turns the watchdog off
+   * @param nodeNamesIncludePort whether the RM names nodes host:port
+   *     ({@code yarn.scheduler.include-port-in-node-name}); node exclusion and failure counts
+   *     use the RM's node names
+   * @param clockMillis wall-clock time for failure windows, exclusions and the watchdog
+   */
+  public record Settings(Resource executorResource, int maxFailures,
+      Duration failuresValidity, int maxFailuresPerNode, Duration nodeExclusionTimeout,
+      Duration registrationTimeout, Duration fastInterval, Duration slowInterval,
+      boolean nodeNamesIncludePort, LongSupplier clockMillis) {}
+
   /** An executor's container, from assignment to completion. Allocator thread only. */
   private static final class ExecutorContainer {
     final String executorId;
     final Container container;
     State state = State.STARTING;
     boolean reportedToDriver;
+    boolean registered;
+    long launchedAtMillis;
 
     ExecutorContainer(String executorId, Container container) {
       this.executorId = executorId;
@@ -70,9 +97,10 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private final AMRMClient<ContainerRequest> amrmClient;
-  private final ContainerRequestReconciler reconciler;
+  private final ExecutorRequests reconciler;
   private final ContainerOutcomeClassifier classifier;
-  private final int maxFailures;
+  private final Settings settings;
+  private final ExecutorFailures executorFailures;
   private final long fastIntervalMs;
   private final long slowIntervalMs;
   private final BlockingQueue<Runnable> mailbox = new LinkedBlockingQueue<>();
@@ -90,9 +118,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private final Map<String, ExecutorContainer> byExecutor = new HashMap<>();
   /** Containers released by the AM whose completion has not arrived yet. */
   private final Set<ContainerId> releasedContainers = new HashSet<>();
-  private final Map<String, Integer> failuresPerHost = new TreeMap<>();
-  private int failures;
   private boolean aborted;
+  /** Executors the queue could still grant, from the last allocate response. */
+  private volatile int grantableExecutors;
   private int nextExecutorId = 1;
   private int heartbeatFailures;
   private long currentIntervalMs;
@@ -109,12 +137,27 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   public YarnAllocator(AMRMClient<ContainerRequest> amrmClient,
       ContainerRequestReconciler reconciler, ContainerOutcomeClassifier classifier,
       int maxFailures, Duration fastInterval, Duration slowInterval) {
+    this(amrmClient, reconciler, classifier, new Settings(reconciler.executorResource(),
+        maxFailures, Duration.ofHours(1), 0, Duration.ofMinutes(10), Duration.ZERO,
+        fastInterval, slowInterval, false, System::currentTimeMillis));
+  }
+
+  /**
+   * @param amrmClient a started client, registered with the RM; from now on used only by the
+   *     allocator thread
+   * @param requests how executors are asked for (container requests or a scheduling request)
+   */
+  public YarnAllocator(AMRMClient<ContainerRequest> amrmClient, ExecutorRequests requests,
+      ContainerOutcomeClassifier classifier, Settings settings) {
     this.amrmClient = amrmClient;
-    this.reconciler = reconciler;
+    this.reconciler = requests;
     this.classifier = classifier;
-    this.maxFailures = maxFailures;
-    this.fastIntervalMs = fastInterval.toMillis();
-    this.slowIntervalMs = Math.max(fastIntervalMs, slowInterval.toMillis());
+    this.settings = settings;
+    this.executorFailures = new ExecutorFailures(settings.maxFailures(),
+        settings.failuresValidity(), settings.maxFailuresPerNode(),
+        settings.nodeExclusionTimeout(), settings.clockMillis());
+    this.fastIntervalMs = settings.fastInterval().toMillis();
+    this.slowIntervalMs = Math.max(fastIntervalMs, settings.slowInterval().toMillis());
     this.currentIntervalMs = fastIntervalMs;
     this.thread = new Thread(this::runLoop, "tide-allocator");
     this.thread.setDaemon(true);
@@ -137,13 +180,34 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       Map<String, Integer> hostToLocalTaskCount) {
     Map<String, Integer> hints = Map.copyOf(hostToLocalTaskCount);
     mailbox.add(() -> {
-      if (targetExecutors != this.targetExecutors) {
+      if (targetExecutors != this.targetExecutors || !hints.equals(this.hostToLocalTaskCount)) {
         wakeRequested = true;
       }
       this.targetExecutors = Math.max(0, targetExecutors);
       this.localityAwareTasks = localityAwareTasks;
       this.hostToLocalTaskCount = hints;
     });
+  }
+
+  /**
+   * Executors of this application's container size the queue could still grant now, from the
+   * last allocate response's available resources (memory and vcores), rounded down; 0 before
+   * the first response. Any thread; never blocks. (The driver's {@code ClusterHeadroom}.)
+   */
+  public int grantableExecutors() {
+    return grantableExecutors;
+  }
+
+  static int executorsThatFit(Resource available, Resource executor) {
+    if (available == null || executor == null) {
+      return 0;
+    }
+    long byMemory = executor.getMemorySize() <= 0 ? Long.MAX_VALUE
+        : available.getMemorySize() / executor.getMemorySize();
+    long byCores = executor.getVirtualCores() <= 0 ? Long.MAX_VALUE
+        : available.getVirtualCores() / executor.getVirtualCores();
+    long fit = Math.min(byMemory, byCores);
+    return (int) Math.max(0, Math.min(Integer.MAX_VALUE - 1, fit));
   }
 
   @Override
@@ -226,10 +290,12 @@ public final class YarnAllocator implements ExecutorAllocationClient {
 
   private void round() {
     releasedThisRound = 0;
+    endExpiredExclusions();
+    releaseUnregistered();
     int running = count(State.RUNNING);
     int starting = count(State.STARTING);
-    RequestDelta delta =
-        reconciler.reconcile(targetExecutors, running, starting, hostToLocalTaskCount);
+    RequestDelta delta = reconciler.reconcile(new Demand(targetExecutors, running, starting,
+        localityAwareTasks, hostToLocalTaskCount, containersPerNode()));
     if (delta.changed()) {
       currentIntervalMs = fastIntervalMs;
     }
@@ -237,6 +303,10 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     try {
       response = amrmClient.allocate(currentProgress());
       heartbeatFailures = 0;
+      if (response.getAvailableResources() != null) {
+        grantableExecutors = executorsThatFit(response.getAvailableResources(),
+            settings.executorResource());
+      }
     } catch (ApplicationAttemptNotFoundException e) {
       abortOnce("the ResourceManager no longer knows this application attempt: "
           + e.getMessage());
@@ -260,9 +330,10 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private void logRound(RequestDelta delta, int launched) {
     if (delta.changed() || releasedThisRound > 0 || launched > 0
         || loggedTarget != targetExecutors) {
-      LOG.info("target {} -> {}: requested {}, cancelled {}, released {}, launching {}"
-          + " (pending {}, starting {}, running {})", loggedTarget, targetExecutors,
-          delta.requested(), delta.cancelled(), releasedThisRound, launched,
+      LOG.info("target {} -> {}: requested {} ({} local to {} hosts), cancelled {}, released {},"
+          + " launching {} (pending {}, starting {}, running {})", loggedTarget, targetExecutors,
+          delta.requested(), delta.localRequests(), delta.localHosts(), delta.cancelled(),
+          releasedThisRound, launched,
           reconciler.pendingRequests(), count(State.STARTING), count(State.RUNNING));
       loggedTarget = targetExecutors;
     }
@@ -274,7 +345,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     }
     for (Container container : allocated) {
       driver.logEvent("containerAllocated", "container", container.getId().toString(),
-          "host", container.getNodeId().getHost());
+          "host", container.getNodeId().getHost(), "node", nodeName(container.getNodeId()));
     }
     int existing = count(State.RUNNING) + count(State.STARTING);
     Assignment assignment = reconciler.assign(allocated, targetExecutors, existing);
@@ -303,9 +374,11 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     if (result instanceof Launched launched) {
       executor.state = State.RUNNING;
       executor.reportedToDriver = true;
+      executor.launchedAtMillis = settings.clockMillis().getAsLong();
       driver.logEvent("executorLaunched", "executor", executor.executorId, "container",
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
-          Integer.toString(launched.shufflePort()));
+          Integer.toString(launched.shufflePort()), "node",
+          nodeName(executor.container.getNodeId()));
       driver.executorLaunched(executor.executorId, executor.host(), launched.shufflePort());
     } else if (result instanceof LaunchFailed failed) {
       release(executor.container, "launch failed");
@@ -349,13 +422,83 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void countFailure(ExecutorContainer executor, String diagnostics) {
-    failures++;
-    failuresPerHost.merge(executor.host(), 1, Integer::sum);
-    if (failures > maxFailures) {
-      abortOnce(failures + " executor failures (more than tide.executor.maxFailures = "
-          + maxFailures + "; per host " + failuresPerHost + "); last: executor "
-          + executor.executorId + " on " + executor.host() + ": " + diagnostics);
+    String node = nodeName(executor.container.getNodeId());
+    ExecutorFailures.Verdict verdict = executorFailures.record(node);
+    if (verdict.nodeExcluded()) {
+      LOG.warn("Excluding node {} for {} s: {} executor failures there (tide.yarn"
+          + ".maxFailuresPerHost = {})", node, settings.nodeExclusionTimeout().toSeconds(),
+          verdict.perNode().get(node), settings.maxFailuresPerNode());
+      amrmClient.updateBlacklist(List.of(node), null);
+      driver.logEvent("nodeExcluded", "node", node, "failures",
+          Integer.toString(verdict.perNode().get(node)), "until", Long.toString(
+              settings.clockMillis().getAsLong() + settings.nodeExclusionTimeout().toMillis()));
     }
+    if (verdict.tooMany()) {
+      abortOnce(verdict.recentFailures() + " executor failures within "
+          + settings.failuresValidity().toSeconds() + " s (more than tide.executor.maxFailures"
+          + " = " + settings.maxFailures() + "; per node " + verdict.perNode()
+          + "); last: executor " + executor.executorId + " on " + node + ": " + diagnostics);
+    }
+  }
+
+  private void endExpiredExclusions() {
+    List<String> ended = executorFailures.endExpiredExclusions();
+    if (!ended.isEmpty()) {
+      LOG.info("Nodes {} may take executors again", ended);
+      amrmClient.updateBlacklist(null, ended);
+      for (String node : ended) {
+        driver.logEvent("nodeExclusionEnded", "node", node);
+      }
+    }
+  }
+
+  /** The launch watchdog: see {@link DriverCallbacks#isExecutorRegistered}. */
+  private void releaseUnregistered() {
+    long timeout = settings.registrationTimeout().toMillis();
+    if (timeout <= 0) {
+      return;
+    }
+    long now = settings.clockMillis().getAsLong();
+    for (ExecutorContainer executor : new ArrayList<>(byContainer.values())) {
+      if (executor.state != State.RUNNING || executor.registered) {
+        continue;
+      }
+      if (driver.isExecutorRegistered(executor.executorId)) {
+        executor.registered = true;
+      } else if (now - executor.launchedAtMillis >= timeout) {
+        String diagnostics = "executor " + executor.executorId + " in container "
+            + executor.container.getId() + " on " + nodeName(executor.container.getNodeId())
+            + " did not register with the driver within tide.executor.registrationTimeout = "
+            + settings.registrationTimeout().toSeconds() + " s";
+        LOG.warn("{}; releasing it and asking for a replacement", diagnostics);
+        release(executor.container, "not registered in time");
+        executor.state = State.RELEASING;
+        wakeRequested = true;
+        countFailure(executor, diagnostics);
+      }
+    }
+  }
+
+  /** Our starting and running containers per node, under both node name and host. */
+  private Map<String, Integer> containersPerNode() {
+    Map<String, Integer> perNode = new HashMap<>();
+    for (ExecutorContainer executor : byContainer.values()) {
+      if (executor.state == State.RELEASING) {
+        continue;
+      }
+      NodeId node = executor.container.getNodeId();
+      perNode.merge(node.getHost(), 1, Integer::sum);
+      String name = node.toString();
+      if (!name.equals(node.getHost())) {
+        perNode.merge(name, 1, Integer::sum);
+      }
+    }
+    return perNode;
+  }
+
+  /** The RM's name of a node: see {@link Settings#nodeNamesIncludePort()}. */
+  private String nodeName(NodeId node) {
+    return settings.nodeNamesIncludePort() ? node.toString() : node.getHost();
   }
 
   private void abortOnce(String diagnostics) {

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
@@ -27,7 +28,9 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.impl.AMRMClientImpl;
+import org.apache.hadoop.yarn.util.RackResolver;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +48,7 @@ class YarnAllocatorTest {
     final List<Container> toAllocate = Collections.synchronizedList(new ArrayList<>());
     final List<ContainerStatus> toComplete = Collections.synchronizedList(new ArrayList<>());
     final Set<ContainerId> released = ConcurrentHashMap.newKeySet();
+    final Set<String> excludedNodes = ConcurrentHashMap.newKeySet();
     volatile int pendingAtLastHeartbeat;
     volatile int heartbeats;
     volatile float lastProgress;
@@ -71,6 +75,26 @@ class YarnAllocatorTest {
     }
 
     @Override
+    public synchronized void updateBlacklist(List<String> additions, List<String> removals) {
+      super.updateBlacklist(additions, removals);
+      if (additions != null) {
+        excludedNodes.addAll(additions);
+      }
+      if (removals != null) {
+        excludedNodes.removeAll(removals);
+      }
+    }
+
+    /** Pending requests naming this node; allocator thread or after it stopped. */
+    int pendingOn(String node) {
+      int n = 0;
+      for (var requests : getMatchingRequests(TestContainers.PRIORITY, node, EXECUTOR)) {
+        n += requests.size();
+      }
+      return n;
+    }
+
+    @Override
     public void releaseAssignedContainer(ContainerId containerId) {
       super.releaseAssignedContainer(containerId);
       released.add(containerId);
@@ -91,6 +115,7 @@ class YarnAllocatorTest {
     final List<String> exited = new CopyOnWriteArrayList<>();
     final List<String> aborts = new CopyOnWriteArrayList<>();
     final List<String> events = new CopyOnWriteArrayList<>();
+    final Set<String> registered = ConcurrentHashMap.newKeySet();
 
     @Override
     public void executorLaunched(String executorId, String host, int shufflePort) {
@@ -110,6 +135,11 @@ class YarnAllocatorTest {
     @Override
     public void logEvent(String event, String... keyValues) {
       events.add(event + " " + String.join(" ", keyValues));
+    }
+
+    @Override
+    public boolean isExecutorRegistered(String executorId) {
+      return registered.contains(executorId);
     }
   }
 
@@ -135,11 +165,33 @@ class YarnAllocatorTest {
     amrm.close();
   }
 
+  private final AtomicLong clock = new AtomicLong(1_000_000);
+
+  @BeforeAll
+  static void initRacks() {
+    RackResolver.init(new Configuration());
+  }
+
   private void start(int maxFailures) {
-    allocator = new YarnAllocator(amrm,
+    start(new YarnAllocator(amrm,
         new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
         new ExitStatusClassifier(512, 256), maxFailures, Duration.ofMillis(10),
-        Duration.ofMillis(50));
+        Duration.ofMillis(50)));
+  }
+
+  /** Locality placement, a manual clock, 2 failures per node exclude it for 10 min. */
+  private void startWithSettings(int maxFailures, Duration registrationTimeout) {
+    start(new YarnAllocator(amrm,
+        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY,
+            new LocalityPlacement(), 2, new RackCache(h -> "/rack1")),
+        new ExitStatusClassifier(512, 256),
+        new YarnAllocator.Settings(EXECUTOR, maxFailures, Duration.ofHours(1), 2,
+            Duration.ofMinutes(10), registrationTimeout, Duration.ofMillis(10),
+            Duration.ofMillis(50), false, clock::get)));
+  }
+
+  private void start(YarnAllocator created) {
+    allocator = created;
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(new Configuration(false),
         TestContainers.APP.toString(), "amhost", 40000, AppSecret.generate(), Optional.empty());
     ExecutorLauncher launcher = new ExecutorLauncher(contexts, (container, context) -> {
@@ -304,6 +356,103 @@ class YarnAllocatorTest {
     allocator.stop(DEADLINE);
 
     assertEquals(Set.of(a.getId(), b.getId()), amrm.released);
+  }
+
+  @Test
+  void localityHintsBecomeRequestsOnThoseNodes() throws Exception {
+    startWithSettings(3, Duration.ZERO);
+    // 4 tasks prefer node1, 2 tasks per executor: 2 executors there.
+    allocator.requestTotalExecutors(3, 4, Map.of("node1", 4));
+    await("3 pending", () -> amrm.pendingAtLastHeartbeat == 3);
+    // Hints change: the node1 requests are cancelled and placed on node2.
+    assertEquals(2, amrm.pendingOn("node1"));
+    allocator.requestTotalExecutors(3, 2, Map.of("node2", 2));
+    await("requests moved to node2",
+        () -> amrm.pendingOn("node2") == 1 && amrm.pendingOn("node1") == 0);
+    await("3 pending", () -> amrm.pendingAtLastHeartbeat == 3);
+  }
+
+  @Test
+  void unregisteredExecutorIsReleasedAndReplacedAfterTheTimeout() {
+    startWithSettings(3, Duration.ofSeconds(60));
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container slow = containers.container("node1", EXECUTOR);
+    Container fine = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(slow, fine));
+    await("2 launched", () -> driver.launched.size() == 2);
+    String fineId = driver.launched.stream().filter(l -> l.contains("node2")).findFirst()
+        .orElseThrow().split("@")[0];
+    driver.registered.add(fineId);
+    await("no pending", () -> amrm.pendingAtLastHeartbeat == 0);
+
+    clock.addAndGet(59_000);
+    int heartbeats = amrm.heartbeats;
+    await("a few more rounds", () -> amrm.heartbeats > heartbeats + 2);
+    assertEquals(Set.of(), amrm.released, "not yet past tide.executor.registrationTimeout");
+
+    clock.addAndGet(1_000);
+    await("unregistered executor released", () -> amrm.released.contains(slow.getId()));
+    await("replacement requested", () -> amrm.pendingAtLastHeartbeat == 1);
+    assertEquals(Set.of(slow.getId()), amrm.released, "the registered executor stays");
+    amrm.toComplete.add(TestContainers.released(slow));
+    await("exit reported", () -> driver.exited.size() == 1);
+    assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("containerReleased")
+        && e.contains("not registered in time")), driver.events::toString);
+  }
+
+  @Test
+  void repeatedFailuresOnANodeExcludeItUntilTheTimeout() {
+    startWithSettings(10, Duration.ZERO);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container a = containers.container("bad", EXECUTOR);
+    Container b = containers.container("bad", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched", () -> driver.launched.size() == 2);
+
+    amrm.toComplete.add(TestContainers.completed(a, 1, "boom"));
+    await("first failure", () -> driver.exited.size() == 1);
+    assertEquals(Set.of(), amrm.excludedNodes, "1 failure is below tide.yarn.maxFailuresPerHost");
+    amrm.toComplete.add(TestContainers.completed(b, 1, "boom"));
+    await("node excluded", () -> amrm.excludedNodes.contains("bad"));
+    assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("nodeExcluded node bad")),
+        driver.events::toString);
+    assertEquals(List.of(), driver.aborts);
+
+    clock.addAndGet(Duration.ofMinutes(10).toMillis());
+    await("exclusion ended", () -> amrm.excludedNodes.isEmpty());
+  }
+
+  @Test
+  void failuresOlderThanTheValidityIntervalNoLongerCount() {
+    startWithSettings(1, Duration.ZERO);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container a = containers.container("node1", EXECUTOR);
+    Container b = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched", () -> driver.launched.size() == 2);
+
+    amrm.toComplete.add(TestContainers.completed(a, 1, "boom"));
+    await("first failure", () -> driver.exited.size() == 1);
+    clock.addAndGet(Duration.ofHours(1).toMillis());
+    amrm.toComplete.add(TestContainers.completed(b, 1, "boom"));
+    await("second failure", () -> driver.exited.size() == 2);
+    int heartbeats = amrm.heartbeats;
+    await("a few more rounds", () -> amrm.heartbeats > heartbeats + 2);
+    assertEquals(List.of(), driver.aborts, "the first failure expired an hour later");
+  }
+
+  @Test
+  void headroomCountsWholeExecutorsOfTheLastResponse() {
+    start(3);
+    assertEquals(0, allocator.grantableExecutors(), "unknown before the first heartbeat");
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    // The scripted RM reports 8192 MiB and 8 vcores: 10 by memory, 8 by cores.
+    await("headroom known", () -> allocator.grantableExecutors() == 8);
+    assertEquals(2, YarnAllocator.executorsThatFit(Resource.newInstance(2000, 64), EXECUTOR));
+    assertEquals(0, YarnAllocator.executorsThatFit(Resource.newInstance(-512, 4), EXECUTOR));
   }
 
   private static void await(String what, BooleanSupplier condition) {
