@@ -1,6 +1,9 @@
 package dev.tide.shuffle.transport;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -25,7 +28,10 @@ public final class WireStrings {
     buf.writeBytes(bytes);
   }
 
-  /** @throws MalformedFrameException if the string is truncated or longer than maxBytes */
+  /**
+   * @throws MalformedFrameException if the string is truncated, longer than maxBytes or not
+   *     valid UTF-8
+   */
   public static String read(ByteBuf buf, int maxBytes, String what) {
     if (buf.readableBytes() < 2) {
       throw new MalformedFrameException("truncated " + what);
@@ -34,7 +40,17 @@ public final class WireStrings {
     if (len > maxBytes || len > buf.readableBytes()) {
       throw new MalformedFrameException(what + " of " + len + " bytes is too long or truncated");
     }
-    String s = buf.toString(buf.readerIndex(), len, StandardCharsets.UTF_8);
+    ByteBuffer bytes = buf.nioBuffer(buf.readerIndex(), len);
+    String s;
+    try {
+      // Strict: a peer that sends malformed UTF-8 is told so instead of being read with U+FFFD.
+      s = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(bytes).toString();
+    } catch (CharacterCodingException e) {
+      throw new MalformedFrameException(what + " is not valid UTF-8");
+    }
     buf.skipBytes(len);
     return s;
   }

@@ -150,6 +150,109 @@ class ServerRobustnessTest {
   }
 
   @Test
+  void negativeLengthIsAnsweredThenClosed() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      raw.write(Unpooled.buffer().writeInt(-5).writeByte(MessageTypes.FETCH_REQUEST));
+      ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.BAD_REQUEST, error.code());
+      assertTrue(error.message().contains("-5"), error.message());
+      Poll.until(Duration.ofSeconds(5), "server closes the corrupt connection",
+          () -> !raw.channel.isActive());
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void badUtf8IsABadRequestAndTheConnectionLives() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      ByteBuf body = Unpooled.buffer().writeByte(MessageTypes.FETCH_REQUEST).writeLong(4)
+          .writeShort(2).writeByte(0xC3).writeByte(0x28).writeInt(0);
+      raw.write(Unpooled.buffer().writeInt(body.readableBytes()).writeBytes(body));
+      ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.BAD_REQUEST, error.code());
+      assertTrue(error.message().contains("not valid UTF-8"), error.message());
+      assertServed(raw, 11);
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void idsThatLookLikePathsNeverReachTheFileSystem() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      // An application id with path segments is not the connection's application.
+      raw.write(validRequest(12, "../../" + OTHER_APP));
+      ErrorReply forbidden = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.FORBIDDEN, forbidden.code());
+      // Block ids are ints: a negative one (what "-1" or a sign trick would give) is refused.
+      ByteBuf body = Unpooled.buffer().writeByte(MessageTypes.FETCH_REQUEST).writeLong(13);
+      io.netty.buffer.ByteBufUtil.writeUtf8(body.writeShort(APP.length()), APP);
+      body.writeInt(1).writeInt(0).writeInt(-1).writeInt(0).writeInt(1);
+      raw.write(Unpooled.buffer().writeInt(body.readableBytes()).writeBytes(body));
+      ErrorReply negative = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.BAD_REQUEST, negative.code());
+      assertTrue(negative.message().contains("invalid block"), negative.message());
+      assertServed(raw, 14);
+    }
+    // A handshake for a path-like application is refused like any unknown one.
+    try (ShuffleClient sneaky = new ShuffleClient("../../../etc", ShuffleServerTest.SECRET)) {
+      assertEquals(dev.tide.shuffle.client.ShuffleFetchException.Reason.AUTH,
+          org.junit.jupiter.api.Assertions.assertThrows(
+              dev.tide.shuffle.client.ShuffleFetchException.class,
+              () -> sneaky.fetch("127.0.0.1", server.port(), List.of(BlockId.of(0, 0, 0))))
+              .reason());
+    }
+    // And such an id can never be registered, so it never becomes a directory name.
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> server.registerApplication("application_1_1/../../x", "alice", new byte[] {1}));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> server.registerApplication(APP, "../root", new byte[] {1}));
+    assertBystanderServed();
+  }
+
+  @Test
+  void corruptOrTruncatedIndexFilesAreNotFound() throws Exception {
+    Path appDir = ShuffleLayout.appLocalDir(nm, "alice", APP);
+    int[] lengths = {5, 5};
+    for (int m = 1; m <= 4; m++) {
+      MapOutputs.write(appDir, 0, m, lengths, 1);
+    }
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 1), new byte[12]); // not 8k
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 2), new byte[0]); // empty
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 3), // offsets go backwards
+        java.nio.ByteBuffer.allocate(24).putLong(0).putLong(8).putLong(4).array());
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 4), // past the data's end
+        java.nio.ByteBuffer.allocate(24).putLong(0).putLong(5).putLong(1L << 40).array());
+    try (RawPeers.RawClient raw = rawClient()) {
+      for (int m = 1; m <= 4; m++) {
+        raw.write(new FetchRequest(20 + m, APP, List.of(BlockId.of(0, m, 0)))
+            .toFrame(Unpooled.buffer().alloc()));
+        ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+        assertEquals(20 + m, error.requestId());
+        assertEquals(ErrorCode.NOT_FOUND, error.code(), error.message());
+        assertEquals(List.of(BlockId.of(0, m, 0)), error.blocks());
+      }
+      assertServed(raw, 30);
+    }
+    assertBystanderServed();
+  }
+
+  @Test
+  void requestsForAnApplicationForgottenMidConnectionAreForbidden() throws Exception {
+    try (RawPeers.RawClient raw = rawClient()) {
+      assertServed(raw, 40);
+      server.removeApplication(APP);
+      raw.write(validRequest(41, APP));
+      ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
+      assertEquals(ErrorCode.FORBIDDEN, error.code());
+      assertTrue(error.message().contains("not registered"), error.message());
+    }
+    try (ShuffleClient other = new ShuffleClient(OTHER_APP, ShuffleServerTest.OTHER_SECRET)) {
+      assertArrayEquals(MapOutputs.expected(0, 0, LENGTHS, 0, 2), other.fetch("127.0.0.1",
+          server.port(), List.of(new BlockId(0, 0, 0, 2))).get(0));
+    }
+  }
+
+  @Test
   void emptyRequestGetsAnEmptyReply() throws Exception {
     try (RawPeers.RawClient raw = rawClient()) {
       raw.write(new FetchRequest(5, APP, List.of()).toFrame(Unpooled.buffer().alloc()));
