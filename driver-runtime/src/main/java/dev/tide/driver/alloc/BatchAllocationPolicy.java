@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  *       {@code maxNeeded} and to [min, max]; the step doubles when it was used in full, otherwise
  *       it goes back to 1.</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
- *       evaluates right after a stage is submitted, then every 100 ms) and clears, with the step
- *       reset to 1, at the first evaluation that sees none.</li>
+ *       evaluates when the job starts and then every 100 ms, so within one tick of a stage's
+ *       submission) and clears, with the step reset to 1, at the first evaluation that sees
+ *       none. Reading the counts each time, rather than counting events, means no burst of
+ *       task events can make the policy miss demand.</li>
  *   <li>Idle executors are removed by {@link IdleRemoval}, never below {@code max(minExecutors,
  *       target)}.</li>
  * </ul>
