@@ -6,7 +6,8 @@ import java.nio.channels.FileChannel;
 /**
  * A zero-copy file region (still a {@link DefaultFileRegion}, so epoll sends it with
  * {@code sendfile} and NIO with {@code FileChannel.transferTo}) that tells {@link ServerStats}
- * when its file is closed. The file was counted as opened by {@link MapOutputResolver}.
+ * when its file is closed and how many bytes went out through it. The file was counted as
+ * opened by {@link MapOutputResolver}.
  */
 final class CountedFileRegion extends DefaultFileRegion {
   private final ServerStats stats;
@@ -18,6 +19,9 @@ final class CountedFileRegion extends DefaultFileRegion {
 
   @Override
   protected void deallocate() {
+    // transferred() is advanced by whichever transport sent the region: sendfile in the epoll
+    // native code, FileChannel.transferTo under NIO.
+    stats.zeroCopySent(transferred());
     super.deallocate();
     stats.fileClosed();
   }

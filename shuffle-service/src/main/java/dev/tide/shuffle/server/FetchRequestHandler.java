@@ -143,6 +143,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
             ctx.channel().remoteAddress(), e.code(), e.getMessage());
         error = new ErrorReply(request.requestId(), e.code(), e.getMessage(), e.blocks());
       } catch (RuntimeException e) {
+        stats.internalError();
         LOG.error("fetch {} of application {} from {} failed", request.requestId(), app.appId(),
             ctx.channel().remoteAddress(), e);
         error = new ErrorReply(request.requestId(), ErrorCode.INTERNAL,
@@ -279,6 +280,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
       LOG.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
       ctx.close();
     } else {
+      stats.internalError();
       LOG.warn("unexpected error on connection from {}; closing", ctx.channel().remoteAddress(),
           cause);
       ctx.close();

@@ -22,6 +22,8 @@ public final class ServerStats {
   private final LongAdder busyReplies = new LongAdder();
   private final LongAdder connectionsRefused = new LongAdder();
   private final LongAdder idleClosed = new LongAdder();
+  private final LongAdder internalErrors = new LongAdder();
+  private final LongAdder zeroCopyBytes = new LongAdder();
   private final LongConsumer fetchLatencyNanos;
 
   /** @param fetchLatencyNanos told the latency of every served fetch; may be a no-op */
@@ -80,6 +82,14 @@ public final class ServerStats {
     busyReplies.increment();
   }
 
+  void zeroCopySent(long bytes) {
+    zeroCopyBytes.add(bytes);
+  }
+
+  void internalError() {
+    internalErrors.increment();
+  }
+
   void idleClosed() {
     idleClosed.increment();
   }
@@ -111,6 +121,12 @@ public final class ServerStats {
   public long busyReplies() { return busyReplies.sum(); }
   /** Connections refused with BUSY (too many connections or too much direct memory). */
   public long connectionsRefused() { return connectionsRefused.sum(); }
+  /** Unexpected failures (a bug or an environment problem): INTERNAL replies and connections
+   * closed on an unexpected exception. */
+  public long internalErrors() { return internalErrors.sum(); }
+  /** Block data bytes that left through zero-copy file regions (counted when each region is
+   * released, i.e. sent or abandoned). */
+  public long zeroCopyBytes() { return zeroCopyBytes.sum(); }
   /** Connections closed for being idle. */
   public long idleConnectionsClosed() { return idleClosed.sum(); }
 }

@@ -25,7 +25,7 @@ import org.apache.hadoop.metrics2.lib.MutableRate;
  *   <li>gauges: OpenConnections, ActiveFetches, OpenFiles, IndexCacheBytes, InFlightBytes,
  *       DirectMemoryBytes, RegisteredApplications;
  *   <li>counters: FetchesServed, FetchesFailed, BlocksServed, BytesServed, AuthFailures,
- *       BusyReplies, ConnectionsRefused, IdleConnectionsClosed;
+ *       BusyReplies, ConnectionsRefused, IdleConnectionsClosed, InternalErrors;
  *   <li>FetchLatencyNumOps / FetchLatencyAvgTime (microseconds, since start) and
  *       FetchLatency{N}s{50,75,90,95,99}thPercentileLatencyMicros with FetchLatency{N}sNumFetches
  *       over the last window of N seconds ({@code tide.shuffle.metrics.quantileInterval.sec}).
@@ -112,7 +112,9 @@ final class ShuffleMetricsSource implements MetricsSource {
         .addCounter(m("ConnectionsRefused", "connections refused at a limit"),
             stats.connectionsRefused())
         .addCounter(m("IdleConnectionsClosed", "connections closed for being idle"),
-            stats.idleConnectionsClosed());
+            stats.idleConnectionsClosed())
+        .addCounter(m("InternalErrors", "unexpected failures (INTERNAL replies, connections"
+            + " closed on an unexpected exception)"), stats.internalErrors());
     registry.snapshot(rb, all);
   }
 
