@@ -4,9 +4,9 @@
 # generator JVM on CPU 1 (taskset). Prints a table and the Tide/peer ratios.
 #
 #   bench/shuffle/run.sh [key=value ...]
-#     servers=tide,spark,hadoop  sizes=4096,65536,1048576  reps=2  warmup=4  measure=10
+#     servers=tide,spark,hadoop  sizes=4096,65536,1048576  reps=2  warmup=5  measure=10
 #     concurrency=8  maxRequests=2000000  serverCpu=0  clientCpu=1
-#     results=bench/shuffle/results/<date>.md   (write the tables there too)
+#     results=bench/shuffle/results/<date>.md   (append the tables there too)
 #     --no-build                                 (skip the Maven build)
 #
 # Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT in ~/.m2 (mvn -pl shuffle-service install).

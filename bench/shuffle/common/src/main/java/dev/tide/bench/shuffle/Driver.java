@@ -25,9 +25,9 @@ import java.util.concurrent.TimeUnit;
  * the same repetition, and optionally writes them as markdown.
  *
  * <p>Arguments (all optional, key=value): {@code base} (bench/shuffle dir), {@code servers}
- * (tide,spark,hadoop), {@code sizes} (4096,65536,1048576), {@code reps} (2), {@code warmup} (4 s),
+ * (tide,spark,hadoop), {@code sizes} (4096,65536,1048576), {@code reps} (2), {@code warmup} (5 s),
  * {@code measure} (10 s), {@code concurrency} (8), {@code maxRequests} (2000000),
- * {@code results} (markdown file to write; none if absent), {@code serverCpu} (0),
+ * {@code results} (markdown file to append the tables to; none if absent), {@code serverCpu} (0),
  * {@code clientCpu} (1).
  */
 public final class Driver {
@@ -53,8 +53,10 @@ public final class Driver {
       sizes.add(Integer.parseInt(s));
     }
     int reps = Integer.parseInt(a.getOrDefault("reps", "2"));
-    String clientArgs = "concurrency=" + a.getOrDefault("concurrency", "8")
-        + " warmup=" + a.getOrDefault("warmup", "4")
+    String clientArgs = "serverCpu=" + a.getOrDefault("serverCpu", "0")
+        + " clientCpu=" + a.getOrDefault("clientCpu", "1")
+        + " concurrency=" + a.getOrDefault("concurrency", "8")
+        + " warmup=" + a.getOrDefault("warmup", "5")
         + " measure=" + a.getOrDefault("measure", "10")
         + " maxRequests=" + a.getOrDefault("maxRequests", "2000000");
     String serverCpu = a.getOrDefault("serverCpu", "0");
@@ -67,7 +69,13 @@ public final class Driver {
     List<Run> runs = new ArrayList<>();
     for (int rep = 1; rep <= reps; rep++) {
       for (int block : sizes) {
-        for (String server : servers) {
+        // Odd repetitions run the servers in the given order, even ones in reverse, so that a
+        // load that drifts during the run does not always favour the same server.
+        List<String> order = new ArrayList<>(servers);
+        if (rep % 2 == 0) {
+          java.util.Collections.reverse(order);
+        }
+        for (String server : order) {
           String load = loadavg();
           System.err.printf(Locale.ROOT, "[bench] rep %d, %s, block %d B (load %s)%n", rep, server,
               block, load);
@@ -88,20 +96,23 @@ public final class Driver {
     out.printf("Client: %s; JVMs: java %s %s.%n%n", clientArgs, System.getProperty("java.version"),
         JVM_OPTS.split(" --")[0]);
     out.println("| rep | block | server | maps/req | requests | MB/s | blocks/s | p50 ms | p99 ms"
-        + " | server CPU s/GB | server RSS MB (end / max) | CPU use server / client | load 1m |");
-    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | server CPU s/GB | server RSS MB (end / max) | CPU use server / client"
+        + " | core busy server / client | load 1m |");
+    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (Run run : runs) {
       out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %.1f | %.0f | %.2f | %.2f | %.3f |"
-              + " %.0f / %.0f | %.2f / %.2f | %s |%n",
+              + " %.0f / %.0f | %.2f / %.2f | %.2f / %.2f | %s |%n",
           run.rep, size(run.block), run.server, run.r.get("mapsPerRequest"),
           run.r.get("requests"), run.d("mbps"), run.d("blocksps"), run.d("p50ms"), run.d("p99ms"),
           run.d("cpuSecPerGB"), run.d("rssMB"), run.d("maxRssMB"), run.d("serverCpuUtil"), run.d("clientCpuUtil"),
-          run.load.split(" ")[0]);
+          run.d("serverCoreBusy"), run.d("clientCoreBusy"), run.load.split(" ")[0]);
     }
     out.println();
-    out.println("CPU use = CPU-seconds per wall-second during the measured phase (1.00 = the whole"
-        + " pinned core). Load 1m = /proc/loadavg before the run (machine shared with other"
-        + " builds).");
+    out.println("CPU use = the server's / client's CPU-seconds per wall-second in the measured"
+        + " phase (1.00 = a whole core); core busy = how busy the server's / client's core was"
+        + " in that phase from /proc/stat, all processes (busy minus CPU use = other work on"
+        + " that core). Load 1m = /proc/loadavg before the run. Latencies are per request (one"
+        + " request = maps/req blocks of one reduce).");
     out.println();
     out.println("Ratios Tide / peer within the same repetition (throughput: > 1 means Tide is"
         + " faster; latency, CPU/GB, RSS: < 1 means Tide is lower):");
@@ -128,9 +139,18 @@ public final class Driver {
     if (results != null) {
       Path file = Path.of(results);
       Files.createDirectories(file.toAbsolutePath().getParent());
-      Files.writeString(file, "# Shuffle benchmark, " + started + "\n\n"
-          + "Command: `bench/shuffle/run.sh " + String.join(" ", argv).replace(base + "", "")
-          + "`\n\n" + sw);
+      StringBuilder cmd = new StringBuilder("bench/shuffle/run.sh");
+      for (String arg : argv) {
+        if (!arg.startsWith("base=")) {
+          cmd.append(' ').append(arg);
+        }
+      }
+      String section = "## Run started " + started + "\n\nCommand: `" + cmd + "`\n\n" + sw;
+      if (Files.exists(file)) {
+        Files.writeString(file, "\n" + section, java.nio.file.StandardOpenOption.APPEND);
+      } else {
+        Files.writeString(file, "# Shuffle benchmark results\n\n" + section);
+      }
       System.err.println("[bench] wrote " + file);
     }
   }

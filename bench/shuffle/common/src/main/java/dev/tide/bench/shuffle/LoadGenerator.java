@@ -95,6 +95,10 @@ public final class LoadGenerator {
     double cpu0 = ProcStats.cpuSeconds(serverPid);
     long selfPid = ProcessHandle.current().pid();
     double selfCpu0 = ProcStats.cpuSeconds(selfPid);
+    int serverCore = Integer.parseInt(a.getOrDefault("serverCpu", "0"));
+    int clientCore = Integer.parseInt(a.getOrDefault("clientCpu", "1"));
+    long[] sCore0 = ProcStats.cpuJiffies(serverCore);
+    long[] cCore0 = ProcStats.cpuJiffies(clientCore);
     long start = System.nanoTime();
     phase.set(1);
     long maxRssKb = rss0Kb;
@@ -107,6 +111,8 @@ public final class LoadGenerator {
     long end = System.nanoTime();
     double cpu1 = ProcStats.cpuSeconds(serverPid);
     double selfCpu1 = ProcStats.cpuSeconds(selfPid);
+    long[] sCore1 = ProcStats.cpuJiffies(serverCore);
+    long[] cCore1 = ProcStats.cpuJiffies(clientCore);
     long rss1Kb = ProcStats.statusKb(serverPid, "VmRSS");
     maxRssKb = Math.max(maxRssKb, rss1Kb);
     for (Thread t : threads) {
@@ -132,12 +138,13 @@ public final class LoadGenerator {
         "RESULT server=%s block=%d maps=%d reduces=%d mapsPerRequest=%d concurrency=%d"
             + " seconds=%.3f requests=%d bytes=%d mbps=%.1f blocksps=%.0f p50ms=%.3f p99ms=%.3f"
             + " cpuSeconds=%.2f cpuSecPerGB=%.3f rssMB=%.1f maxRssMB=%.1f serverCpuUtil=%.2f"
-            + " clientCpuUtil=%.2f",
+            + " clientCpuUtil=%.2f serverCoreBusy=%.2f clientCoreBusy=%.2f",
         server, w.blockSize(), w.maps(), w.reduces(), w.mapsPerRequest(), concurrency, seconds, n,
         bytes, bytes / 1e6 / seconds, bytes / (double) w.blockSize() / seconds,
         percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6, cpu1 - cpu0,
         gb > 0 ? (cpu1 - cpu0) / gb : Double.NaN, rss1Kb / 1024.0, maxRssKb / 1024.0,
-        (cpu1 - cpu0) / seconds, (selfCpu1 - selfCpu0) / seconds));
+        (cpu1 - cpu0) / seconds, (selfCpu1 - selfCpu0) / seconds,
+        busy(sCore0, sCore1), busy(cCore0, cCore1)));
     System.out.flush();
   }
 
@@ -157,6 +164,11 @@ public final class LoadGenerator {
       }
       throw new RuntimeException(t);
     }
+  }
+
+  private static double busy(long[] before, long[] after) {
+    long total = after[1] - before[1];
+    return total <= 0 ? Double.NaN : (after[0] - before[0]) / (double) total;
   }
 
   private static double percentile(long[] sorted, double q) {

@@ -31,4 +31,24 @@ public final class ProcStats {
     }
     throw new IOException("no " + field + " in /proc/" + pid + "/status");
   }
+
+  /** Busy and total jiffies of one CPU from /proc/stat ({@code cpuN} line): {busy, total}. */
+  public static long[] cpuJiffies(int cpu) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+      if (line.startsWith("cpu" + cpu + " ")) {
+        String[] f = line.trim().split("\\s+");
+        long total = 0;
+        long idle = 0;
+        for (int i = 1; i < f.length && i <= 8; i++) {
+          long v = Long.parseLong(f[i]);
+          total += v;
+          if (i == 4 || i == 5) { // idle, iowait
+            idle += v;
+          }
+        }
+        return new long[] {total - idle, total};
+      }
+    }
+    throw new IOException("no cpu" + cpu + " in /proc/stat");
+  }
 }
