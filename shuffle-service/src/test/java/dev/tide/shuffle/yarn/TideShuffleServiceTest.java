@@ -211,6 +211,42 @@ class TideShuffleServiceTest {
   }
 
   @Test
+  void badSettingWithoutStopOnFailureLeavesTheNodeManagerRunning() throws Exception {
+    Configuration conf = conf(0);
+    conf.set(ShuffleServiceOptions.MAX_CONNECTIONS.key(), "-1");
+    org.apache.hadoop.metrics2.impl.MetricsSystemImpl metrics =
+        new org.apache.hadoop.metrics2.impl.MetricsSystemImpl();
+    service = new TideShuffleService(metrics);
+    service.init(conf);
+    service.start();
+    assertEquals(Service.STATE.STARTED, service.getServiceState());
+    assertEquals(0, service.getMetaData().remaining());
+    assertEquals(0, service.port());
+    service.initializeApplication(new ApplicationInitializationContext(USER, appId,
+        ByteBuffer.wrap(SECRET)));
+    service.stopApplication(new ApplicationTerminationContext(appId));
+    service.stop();
+    assertEquals(Service.STATE.STOPPED, service.getServiceState());
+  }
+
+  @Test
+  void startFailureLeavesNoMetricsSourceBehind() throws Exception {
+    org.apache.hadoop.metrics2.impl.MetricsSystemImpl metrics =
+        new org.apache.hadoop.metrics2.impl.MetricsSystemImpl();
+    metrics.init("TideShuffleStartFailureTest");
+    try (ServerSocket taken = new ServerSocket(0)) {
+      service = new TideShuffleService(metrics);
+      service.init(conf(taken.getLocalPort()));
+      service.start();
+      assertEquals(Service.STATE.STARTED, service.getServiceState());
+      assertEquals(null, metrics.getSource("TideShuffle-" + taken.getLocalPort()));
+    } finally {
+      service.stop();
+      metrics.shutdown();
+    }
+  }
+
+  @Test
   void badSettingIsNamed() {
     Configuration conf = conf(0);
     conf.set(ShuffleServiceOptions.DISK_THREADS.key(), "many");
