@@ -106,8 +106,16 @@ public final class ShuffleClient implements AutoCloseable {
       try {
         return fetchOnce(host, port, blocks);
       } catch (ShuffleFetchException e) {
-        if (e.reason() != Reason.BUSY || attempt >= config.busyRetries() || closed) {
+        if (e.reason() != Reason.BUSY || closed) {
           throw e;
+        }
+        if (attempt >= config.busyRetries()) {
+          if (attempt == 0) {
+            throw e;
+          }
+          String why = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+          throw new ShuffleFetchException(host, port, blocks, Reason.BUSY,
+              "still busy after " + attempt + " retries: " + why, e.getCause());
         }
         long wait = busyBackoffMillis(attempt, busyRetryAfter(e));
         try {
@@ -140,7 +148,26 @@ public final class ShuffleClient implements AutoCloseable {
     return 0;
   }
 
+  /**
+   * One attempt. A kept connection can be closed by the server (idle timeout) just as a request
+   * goes out; a CONNECT failure on a connection that was already open is therefore retried once
+   * on a new one (fetches are idempotent).
+   */
   private List<byte[]> fetchOnce(String host, int port, List<BlockId> blocks)
+      throws ShuffleFetchException {
+    CompletableFuture<Channel> kept = connections.get(host + ":" + port);
+    Channel keptChannel = kept == null ? null : kept.getNow(null);
+    try {
+      return fetchOn(host, port, blocks);
+    } catch (ShuffleFetchException e) {
+      if (e.reason() != Reason.CONNECT || keptChannel == null || closed) {
+        throw e;
+      }
+      return fetchOn(host, port, blocks);
+    }
+  }
+
+  private List<byte[]> fetchOn(String host, int port, List<BlockId> blocks)
       throws ShuffleFetchException {
     try {
       Channel ch = await(connection(host, port));

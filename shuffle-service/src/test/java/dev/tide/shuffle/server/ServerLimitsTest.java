@@ -113,6 +113,12 @@ class ServerLimitsTest {
         assertTrue(e.getMessage().contains("retry after 50 ms"), e.getMessage());
       }
       assertEquals(1, server.stats().connectionsRefused());
+      try (ShuffleClient bounded = new ShuffleClient(APP, SECRET,
+          ShuffleClientConfig.DEFAULTS.withBusyRetries(2, Duration.ofMillis(60)))) {
+        assertBusy(assertThrows(ShuffleFetchException.class, () -> fetchSmall(bounded)),
+            "still busy after 2 retries");
+      }
+      assertEquals(4, server.stats().connectionsRefused());
       // Those already connected are still served.
       assertArrayEquals(expectedSmall(), fetchSmall(holder));
       first.write(request(2, SMALL));
