@@ -66,12 +66,17 @@ final class ServerPipelineHarness {
         config.maxReplyBytes(), stats);
   }
 
-  /** A new server-side connection, not yet authenticated. */
+  /** A new server-side connection, not yet authenticated, doing its disk work inline. */
   EmbeddedChannel newConnection() {
+    return newConnection(Runnable::run);
+  }
+
+  /** A new server-side connection whose disk work goes to {@code diskExecutor}. */
+  EmbeddedChannel newConnection(java.util.concurrent.Executor diskExecutor) {
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.config().setAllocator(alloc);
     SecureChannels.initServer(ch, registry, MAX_FRAME_BYTES, Duration.ofSeconds(10),
-        new FetchRequestHandler(registry, resolver, Runnable::run, inFlight, config, stats,
+        new FetchRequestHandler(registry, resolver, diskExecutor, inFlight, config, stats,
             () -> 0L));
     return ch;
   }
