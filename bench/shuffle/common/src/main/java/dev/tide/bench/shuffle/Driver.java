@@ -133,6 +133,40 @@ public final class Driver {
         }
       }
     }
+    if (reps > 1) {
+      out.println();
+      out.printf("Medians over the %d repetitions, and Tide / peer ratios of the medians:%n%n", reps);
+      out.println("| block | server | MB/s | blocks/s | p50 ms | p99 ms | server CPU s/GB"
+          + " | server RSS MB |");
+      out.println("|---|---|---|---|---|---|---|---|");
+      for (int block : sizes) {
+        for (String server : servers) {
+          out.printf(Locale.ROOT, "| %s | %s | %.1f | %.0f | %.2f | %.2f | %.3f | %.0f |%n",
+              size(block), server, median(runs, server, block, "mbps"),
+              median(runs, server, block, "blocksps"), median(runs, server, block, "p50ms"),
+              median(runs, server, block, "p99ms"), median(runs, server, block, "cpuSecPerGB"),
+              median(runs, server, block, "rssMB"));
+        }
+      }
+      if (servers.contains("tide")) {
+        out.println();
+        out.println("| block | peer | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
+        out.println("|---|---|---|---|---|---|---|---|");
+        for (int block : sizes) {
+          for (String peer : servers) {
+            if (peer.equals("tide")) {
+              continue;
+            }
+            StringBuilder row = new StringBuilder("| " + size(block) + " | " + peer + " |");
+            for (String k : List.of("mbps", "blocksps", "p50ms", "p99ms", "cpuSecPerGB", "rssMB")) {
+              row.append(String.format(Locale.ROOT, " %.2f |",
+                  median(runs, "tide", block, k) / median(runs, peer, block, k)));
+            }
+            out.println(row);
+          }
+        }
+      }
+    }
     out.flush();
     System.out.print(sw);
     String results = a.get("results");
@@ -237,6 +271,15 @@ public final class Driver {
     Path module = base.resolve(server);
     return module.resolve("target/classes") + ":"
         + Files.readString(module.resolve("target/classpath.txt")).trim();
+  }
+
+  private static double median(List<Run> runs, String server, int block, String key) {
+    double[] v = runs.stream().filter(r -> r.server.equals(server) && r.block == block)
+        .mapToDouble(r -> r.d(key)).sorted().toArray();
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 
   private static String summary(Map<String, String> r) {
