@@ -49,6 +49,7 @@ final class ServerPipelineHarness {
   ServerPipelineHarness() {
     try {
       Path nm = Files.createTempDirectory("tide-fuzz-nm");
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(nm)));
       Path appDir = ShuffleLayout.appLocalDir(nm, "alice", APP);
       for (int m = 0; m < 4; m++) {
         MapOutputs.write(appDir, 0, m, LENGTHS, 1);
@@ -186,6 +187,14 @@ final class ServerPipelineHarness {
     server.runPendingTasks();
     drainReplies(server);
     server.finishAndReleaseAll();
+  }
+
+  private static void deleteTree(Path root) {
+    try (var paths = Files.walk(root)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: it is a temp dir.
+    }
   }
 
   long memoryInUse() {
