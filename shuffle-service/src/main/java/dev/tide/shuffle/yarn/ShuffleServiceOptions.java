@@ -9,8 +9,10 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * The {@code tide.shuffle.*} settings the NodeManager's yarn-site.xml may carry, each with its
- * key, default and meaning in one place, and the translation into a {@link ShuffleServerConfig}.
- * Stateless.
+ * key, default, meaning and accepted range in one place, and the translation into a
+ * {@link ShuffleServerConfig}. Numbers are checked against their range and booleans must read
+ * true or false; a bad value is refused with a message naming the key, the range and the value.
+ * The admin's view of the same table is {@code shuffle-service/OPERATIONS.md}. Stateless.
  */
 public final class ShuffleServiceOptions {
   /**
