@@ -1,11 +1,14 @@
 package dev.tide.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.am.ExecutorRequests.Demand;
 import dev.tide.am.ExecutorRequests.RequestDelta;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
@@ -22,17 +25,25 @@ class ConstraintRequestsTest {
   /** Records the scheduling requests the allocator sends. */
   static final class RecordingClient extends AMRMClientImpl<ContainerRequest> {
     SchedulingRequest last;
+    SchedulingRequest lastSeed;
 
     @Override
     public synchronized void addSchedulingRequests(
         java.util.Collection<SchedulingRequest> requests) {
       super.addSchedulingRequests(requests);
-      last = requests.iterator().next();
+      for (SchedulingRequest request : requests) {
+        if (request.getAllocationRequestId() == ConstraintRequests.SEED_REQUEST_ID) {
+          lastSeed = request;
+        } else {
+          last = request;
+        }
+      }
     }
   }
 
   private final RecordingClient amrm = new RecordingClient();
   private final TestContainers containers = TestContainers.create();
+  private final AtomicLong clock = new AtomicLong(0);
 
   @AfterEach
   void tearDown() throws Exception {
@@ -62,11 +73,36 @@ class ConstraintRequestsTest {
   }
 
   @Test
+  void packSeedsOneNodeAndPlacesTheRestBesideIt() {
+    ConstraintRequests requests = new ConstraintRequests(amrm, EXECUTOR, TestContainers.PRIORITY,
+        ConstraintRequests.Kind.PACK, Duration.ofSeconds(5), clock::get);
+
+    assertEquals(new RequestDelta(3, 0), requests.reconcile(demand(3, 0, 0)));
+
+    assertEquals(1, amrm.lastSeed.getResourceSizing().getNumAllocations());
+    assertTrue(amrm.lastSeed.getPlacementConstraint().toString().contains("notin"));
+    assertEquals(2, amrm.last.getResourceSizing().getNumAllocations());
+    assertTrue(amrm.last.getPlacementConstraint().toString().contains("in,node"),
+        amrm.last.getPlacementConstraint().toString());
+
+    Container seed = tagged("n1", ConstraintRequests.SEED_REQUEST_ID);
+    requests.assign(List.of(seed), 3, 0);
+    assertEquals(2, requests.pendingRequests());
+    assertEquals(new RequestDelta(0, 0), requests.reconcile(demand(3, 0, 1)));
+
+    // n1 is full: after 5 s without an allocation another node is seeded.
+    clock.addAndGet(5_000);
+    assertEquals(new RequestDelta(0, 0), requests.reconcile(demand(3, 1, 0)));
+    assertEquals(1, amrm.lastSeed.getResourceSizing().getNumAllocations());
+    assertEquals(1, amrm.last.getResourceSizing().getNumAllocations());
+  }
+
+  @Test
   void allocationsLowerTheCountAndSurplusIsReleased() {
     ConstraintRequests requests = new ConstraintRequests(amrm, EXECUTOR, TestContainers.PRIORITY,
-        ConstraintRequests.Kind.PACK);
+        ConstraintRequests.Kind.SPREAD);
     requests.reconcile(demand(2, 0, 0));
-    List<Container> allocated = List.of(tagged("n1"), tagged("n1"), tagged("n1"));
+    List<Container> allocated = List.of(tagged("n1"), tagged("n2"), tagged("n3"));
 
     ExecutorRequests.Assignment assignment = requests.assign(allocated, 2, 0);
 
@@ -88,8 +124,12 @@ class ConstraintRequestsTest {
   }
 
   private Container tagged(String host) {
+    return tagged(host, ConstraintRequests.ALLOCATION_REQUEST_ID);
+  }
+
+  private Container tagged(String host, long allocationRequestId) {
     Container container = containers.container(host, EXECUTOR);
-    container.setAllocationRequestId(ConstraintRequests.ALLOCATION_REQUEST_ID);
+    container.setAllocationRequestId(allocationRequestId);
     return container;
   }
 }
