@@ -33,7 +33,11 @@ class PlacementTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = ConstrainedCluster.start("tide-placement", 3, Path.of("target", "placement-cluster"));
+    // Per-JVM names: concurrent builds in one checkout must not share the cluster's files (the
+    // containers' yarn-site.xml names this cluster's RM).
+    long pid = ProcessHandle.current().pid();
+    cluster = ConstrainedCluster.start("tide-placement-" + pid, 3,
+        Path.of("target", "placement-cluster-" + pid));
   }
 
   @AfterAll
@@ -73,21 +77,41 @@ class PlacementTest {
   }
 
   @Test
+  void packPutsEveryExecutorOnOneNode() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.yarn.placement", "pack");
+    conf.set("tide.dynamicAllocation.initialExecutors", "3");
+    conf.set("tide.dynamicAllocation.maxExecutors", "3");
+
+    JobRun run = Submitter.run(conf, System.out, "sleep", "-m", "6", "-r", "1", "-mt", "1500",
+        "-rt", "0");
+
+    assertEquals(0, run.exitCode(), run.output());
+    List<String> nodes = executorNodes(run);
+    assertEquals(3, nodes.size(), "executors launched on " + nodes);
+    assertEquals(1, Set.copyOf(nodes).size(), "all executors on one node: " + nodes);
+  }
+
+  @Test
   void executorsGoWhereThePendingTasksPreferToRun() throws Exception {
     List<String> all = cluster.nodeNames();
     String preferred = all.get(all.size() - 1);
     Configuration conf = jobConf();
-    conf.set("tide.dynamicAllocation.initialExecutors", "2");
-    conf.set("tide.dynamicAllocation.maxExecutors", "2");
+    // No initial executors: those would be asked for before the first stage gives hints.
+    conf.set("tide.dynamicAllocation.initialExecutors", "0");
+    conf.set("tide.dynamicAllocation.maxExecutors", "3");
 
     JobRun run = Submitter.run(conf, System.out, PreferredNodeJob.class.getName(), preferred,
-        "4", "1500");
+        "6", "1500");
 
     assertEquals(0, run.exitCode(), run.output());
     List<String> nodes = executorNodes(run);
-    assertFalse(nodes.isEmpty(), "no executor launched");
-    assertEquals(Set.of(preferred), Set.copyOf(nodes),
-        "every executor on the node all tasks prefer; nodes: " + all);
+    long there = nodes.stream().filter(preferred::equals).count();
+    // Every request names the preferred node, but YARN's delay scheduling may give one away to
+    // another node of the same rack when the preferred node's heartbeat is late (a loaded
+    // 2-core machine): a strict majority there is what this test can rely on.
+    assertTrue(there * 2 > nodes.size(), "executors on " + nodes + ", most of them on "
+        + preferred + " where all tasks prefer to run (nodes " + all + ")");
   }
 
   @Test
@@ -95,6 +119,9 @@ class PlacementTest {
     Configuration conf = jobConf();
     conf.set("tide.executor.javaOpts", "-XX:+TideNoSuchJvmFlag");
     conf.set("tide.executor.maxFailures", "2");
+    // No node exclusion here (unit-tested in YarnAllocatorTest): observed on this cluster, a
+    // node this application excluded got no locality-placed container of a later application.
+    conf.set("tide.yarn.maxFailuresPerHost", "0");
     conf.set("tide.dynamicAllocation.initialExecutors", "1");
     conf.set("tide.dynamicAllocation.maxExecutors", "1");
 
@@ -103,6 +130,8 @@ class PlacementTest {
     assertNotEquals(0, run.exitCode(), run.output());
     assertTrue(run.output().contains("tide.executor.maxFailures = 2"), run.output());
     assertTrue(run.output().contains("executor exited with status 1"), run.output());
+    assertTrue(run.output().contains("Unrecognized VM option 'TideNoSuchJvmFlag'"),
+        "the executor's own error reaches the user: " + run.output());
     List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
     long failures = JobRun.named(events, "containerCompleted").stream()
         .filter(e -> e.get("failure").equals("true")).count();
