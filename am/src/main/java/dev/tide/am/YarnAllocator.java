@@ -192,8 +192,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   /**
    * Executors of this application's container size the queue could still grant now, from the
    * last allocate response's available resources (memory and vcores), rounded down; 0 before
-   * the first response. Any thread; never blocks. (The driver's {@code ClusterHeadroom}.)
+   * the first response. Any thread; never blocks (a volatile read).
    */
+  @Override
   public int grantableExecutors() {
     return grantableExecutors;
   }
