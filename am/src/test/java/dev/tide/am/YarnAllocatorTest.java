@@ -446,8 +446,11 @@ class YarnAllocatorTest {
 
   @Test
   void headroomCountsWholeExecutorsOfTheLastResponse() {
-    start(3);
-    assertEquals(0, allocator.grantableExecutors(), "unknown before the first heartbeat");
+    YarnAllocator created = new YarnAllocator(amrm,
+        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
+        new ExitStatusClassifier(512, 256), 3, Duration.ofMillis(10), Duration.ofMillis(50));
+    assertEquals(0, created.grantableExecutors(), "unknown before the first heartbeat");
+    start(created);
     allocator.requestTotalExecutors(1, 0, Map.of());
     // The scripted RM reports 8192 MiB and 8 vcores: 10 by memory, 8 by cores.
     await("headroom known", () -> allocator.grantableExecutors() == 8);
