@@ -107,9 +107,9 @@ class PlacementTest {
     assertEquals(0, run.exitCode(), run.output());
     List<String> nodes = executorNodes(run);
     long there = nodes.stream().filter(preferred::equals).count();
-    // Every request names the preferred node, but YARN's delay scheduling may give one away to
-    // another node of the same rack when the preferred node's heartbeat is late (a loaded
-    // 2-core machine): a strict majority there is what this test can rely on.
+    // Every request names the preferred node; the scheduler still gives a container to another
+    // node of the rack when the preferred node misses more than 3 scheduling opportunities
+    // (its heartbeat late on a loaded machine): a strict majority is what the test relies on.
     assertTrue(there * 2 > nodes.size(), "executors on " + nodes + ", most of them on "
         + preferred + " where all tasks prefer to run (nodes " + all + ")");
   }
@@ -119,9 +119,6 @@ class PlacementTest {
     Configuration conf = jobConf();
     conf.set("tide.executor.javaOpts", "-XX:+TideNoSuchJvmFlag");
     conf.set("tide.executor.maxFailures", "2");
-    // No node exclusion here (unit-tested in YarnAllocatorTest): observed on this cluster, a
-    // node this application excluded got no locality-placed container of a later application.
-    conf.set("tide.yarn.maxFailuresPerHost", "0");
     conf.set("tide.dynamicAllocation.initialExecutors", "1");
     conf.set("tide.dynamicAllocation.maxExecutors", "1");
 

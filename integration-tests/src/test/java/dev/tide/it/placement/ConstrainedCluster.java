@@ -19,7 +19,8 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
  * Like {@link dev.tide.it.EmbeddedCluster} (same fast settings, real tide_shuffle service, nodes
  * named host:port), but its CapacityScheduler also handles placement constraints
  * ({@code yarn.resourcemanager.placement-constraints.handler=scheduler}), which placements
- * {@code spread} and {@code pack} use.
+ * {@code spread} and {@code pack} use, and its delay scheduling waits a little for node-local
+ * containers (see below).
  */
 public final class ConstrainedCluster implements AutoCloseable {
   private final MiniDFSCluster dfs;
@@ -67,6 +68,17 @@ public final class ConstrainedCluster implements AutoCloseable {
         "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
     conf.set(YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
         YarnConfiguration.SCHEDULER_RM_PLACEMENT_CONSTRAINTS_HANDLER);
+    // Delay scheduling as an admin who cares about locality sets it. The test jar's
+    // capacity-scheduler.xml sets node-locality-delay to -1 (no waiting: a node-local request is
+    // honoured only when its node happens to heartbeat first), and that file is loaded after
+    // this configuration, so the values go in as final properties it cannot override. Going
+    // off the requested node then waits for more than min(nodes, 3) missed opportunities.
+    Path locality = workDir.resolve("delay-scheduling.xml");
+    Files.writeString(locality, "<configuration>"
+        + finalProperty("yarn.scheduler.capacity.node-locality-delay", "3")
+        + finalProperty("yarn.scheduler.capacity.rack-locality-additional-delay", "0")
+        + "</configuration>");
+    conf.addResource(new org.apache.hadoop.fs.Path(locality.toUri()));
     MiniYARNCluster yarn = new MiniYARNCluster(name, nodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
@@ -88,6 +100,11 @@ public final class ConstrainedCluster implements AutoCloseable {
     clientConf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
     clientConf.set("tide.am.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
     return new ConstrainedCluster(dfs, yarn, nodeManagers, clientConf);
+  }
+
+  private static String finalProperty(String key, String value) {
+    return "<property><name>" + key + "</name><value>" + value
+        + "</value><final>true</final></property>";
   }
 
   private static void writeXml(Configuration conf, File file) throws IOException {
