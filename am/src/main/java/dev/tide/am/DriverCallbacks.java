@@ -30,34 +30,12 @@ public interface DriverCallbacks {
    */
   boolean isExecutorRegistered(String executorId);
 
-  /**
-   * Adapts a real driver. The launch watchdog needs {@code Driver#isExecutorRegistered(String)};
-   * a driver without that method reports every executor as registered, which keeps the
-   * watchdog off.
-   */
+  /** Adapts a real driver. */
   static DriverCallbacks of(Driver driver) {
-    java.lang.reflect.Method registeredProbe;
-    try {
-      registeredProbe = Driver.class.getMethod("isExecutorRegistered", String.class);
-      if (registeredProbe.getReturnType() != boolean.class) {
-        registeredProbe = null;
-      }
-    } catch (NoSuchMethodException e) {
-      registeredProbe = null;
-    }
-    java.lang.reflect.Method probe = registeredProbe;
     return new DriverCallbacks() {
       @Override
       public boolean isExecutorRegistered(String executorId) {
-        if (probe == null) {
-          return true;
-        }
-        try {
-          return (boolean) probe.invoke(driver, executorId);
-        } catch (ReflectiveOperationException e) {
-          // Never release an executor because of a failed probe.
-          return true;
-        }
+        return driver.isExecutorRegistered(executorId);
       }
 
       @Override

@@ -72,6 +72,8 @@ public final class Driver implements AutoCloseable {
   private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
   private volatile JobStatus status;
+  /** Every executor id that ever registered; read by the AM's launch watchdog. */
+  private final Set<String> everRegistered = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public Driver(Configuration jobConf, String appId, byte[] secret,
       ExecutorAllocationClient allocationClient) {
@@ -146,6 +148,14 @@ public final class Driver implements AutoCloseable {
       launched.put(executorId, InetSocketAddress.createUnresolved(host, shufflePort));
       addIfReady(executorId);
     });
+  }
+
+  /**
+   * True once this executor has registered over the authenticated RPC; stays true for that id,
+   * also after the executor is gone. Unknown ids: false. Non-blocking; safe from any thread.
+   */
+  public boolean isExecutorRegistered(String executorId) {
+    return everRegistered.contains(executorId);
   }
 
   /**
@@ -248,6 +258,7 @@ public final class Driver implements AutoCloseable {
       return;
     }
     registered.put(id, channel);
+    everRegistered.add(id);
     channelToExecutor.put(channel, id);
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
     LOG.info("Executor {} registered from {} ({} cores)", id, m.host(), m.cores());
