@@ -24,9 +24,11 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final MiniYARNCluster yarn;
   private final Path confDir;
   private final Configuration clientConf;
+  private final int nodeManagers;
 
   private EmbeddedCluster(MiniDFSCluster dfs, MiniYARNCluster yarn, Path confDir,
-      Configuration clientConf) {
+      Configuration clientConf, int nodeManagers) {
+    this.nodeManagers = nodeManagers;
     this.dfs = dfs;
     this.yarn = yarn;
     this.confDir = confDir;
@@ -36,6 +38,15 @@ public final class EmbeddedCluster implements AutoCloseable {
   /** Starts HDFS (one DataNode) and YARN with {@code nodeManagers} NodeManagers. */
   public static EmbeddedCluster start(String name, int nodeManagers, Path workDir)
       throws IOException {
+    return start(name, nodeManagers, workDir, conf -> { });
+  }
+
+  /**
+   * Like {@link #start(String, int, Path)}, with {@code yarnSettings} applied to the cluster's
+   * configuration last (for example another scheduler or placement-constraint settings).
+   */
+  public static EmbeddedCluster start(String name, int nodeManagers, Path workDir,
+      java.util.function.Consumer<Configuration> yarnSettings) throws IOException {
     Files.createDirectories(workDir);
     Configuration conf = new YarnConfiguration();
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, workDir.resolve("dfs").toString());
@@ -63,6 +74,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     conf.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 250);
     conf.setBoolean("yarn.scheduler.include-port-in-node-name", true);
     conf.setInt("yarn.resourcemanager.am.max-attempts", 1);
+    yarnSettings.accept(conf);
     MiniYARNCluster yarn = new MiniYARNCluster(name, nodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
@@ -84,7 +96,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     clientConf.set("tide.executor.memoryOverhead", "128m");
     clientConf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
     clientConf.set("tide.am.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
-    return new EmbeddedCluster(dfs, yarn, confDir, clientConf);
+    return new EmbeddedCluster(dfs, yarn, confDir, clientConf, nodeManagers);
   }
 
   private static void writeXml(Configuration conf, File file) throws IOException {
@@ -104,6 +116,15 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   public MiniYARNCluster yarn() {
     return yarn;
+  }
+
+  /** The RM's names of the NodeManagers (host:port). */
+  public java.util.List<String> nodeNames() {
+    java.util.List<String> names = new java.util.ArrayList<>();
+    for (int i = 0; i < nodeManagers; i++) {
+      names.add(yarn.getNodeManager(i).getNMContext().getNodeId().toString());
+    }
+    return names;
   }
 
   public Path confDir() {
