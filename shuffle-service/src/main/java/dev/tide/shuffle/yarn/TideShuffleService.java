@@ -1,6 +1,7 @@
 package dev.tide.shuffle.yarn;
 
 import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
 import dev.tide.shuffle.server.ShuffleServer;
 import dev.tide.shuffle.server.ShuffleServerConfig;
 import java.nio.ByteBuffer;
@@ -72,11 +73,14 @@ public class TideShuffleService extends AuxiliaryService {
           created.registerApplication(app.appId(), app.user(), app.secret());
         }
         LOG.info("recovered {} application(s) from {}", created.registeredApplications().size(),
-            recovery.file());
+            recovery.location());
       }
       server = created;
     } catch (RuntimeException | java.io.IOException e) {
       failed("configure", e);
+    } catch (LinkageError e) {
+      // leveldbjni missing from the NodeManager or its native library not loadable
+      failed("open its recovery store", new java.io.IOException(e));
     }
     super.serviceInit(conf);
   }
@@ -121,6 +125,15 @@ public class TideShuffleService extends AuxiliaryService {
     if (s != null) {
       s.close();
     }
+    RecoveryStore store = recovery;
+    recovery = null;
+    if (store != null) {
+      try {
+        store.close();
+      } catch (java.io.IOException | RuntimeException e) {
+        LOG.warn("cannot close {}", store.location(), e);
+      }
+    }
     super.serviceStop();
   }
 
@@ -162,7 +175,7 @@ public class TideShuffleService extends AuxiliaryService {
       boolean known = s.isRegistered(appId);
       s.registerApplication(appId, context.getUser(), secret);
       if (!known) {
-        persist(s);
+        persist(store -> store.put(new RegisteredApp(appId, context.getUser(), secret)));
       }
     } catch (IllegalArgumentException e) {
       LOG.error("cannot register application {} of user {}: {}", appId, context.getUser(),
@@ -170,17 +183,21 @@ public class TideShuffleService extends AuxiliaryService {
     }
   }
 
-  /** Saves the registry for NodeManager recovery, when enabled; failures are logged. */
-  private void persist(ShuffleServer s) {
+  private interface StoreChange {
+    void apply(RecoveryStore store) throws java.io.IOException;
+  }
+
+  /** Records a change for NodeManager recovery, when enabled; failures are logged. */
+  private void persist(StoreChange change) {
     RecoveryStore store = recovery;
     if (store == null) {
       return;
     }
     try {
-      store.save(s.registeredApplications());
+      change.apply(store);
     } catch (java.io.IOException | RuntimeException e) {
-      LOG.error("cannot save tide_shuffle applications to {}; they will not survive a "
-          + "NodeManager restart", store.file(), e);
+      LOG.error("cannot update tide_shuffle applications in {}; the change will not survive a "
+          + "NodeManager restart", store.location(), e);
     }
   }
 
@@ -190,7 +207,7 @@ public class TideShuffleService extends AuxiliaryService {
     String appId = String.valueOf(context.getApplicationId());
     if (s != null && s.isRegistered(appId)) {
       s.removeApplication(appId);
-      persist(s);
+      persist(store -> store.remove(appId));
     }
   }
 

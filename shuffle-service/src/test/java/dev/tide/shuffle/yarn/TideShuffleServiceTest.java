@@ -12,6 +12,7 @@ import dev.tide.shuffle.ShuffleServiceMetadata;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
+import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
 import dev.tide.shuffle.testing.MapOutputs;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -107,21 +108,58 @@ class TideShuffleServiceTest {
     ApplicationId goneId = new TestingApplicationId(1700000000000L, 13);
     before.initializeApplication(new ApplicationInitializationContext(USER, goneId,
         ByteBuffer.wrap(SECRET)));
+    // Map output written while the first NodeManager ran; it stays in the local dirs.
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, app)), 0, 0, new int[] {9});
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, gone)), 0, 0, new int[] {9});
     before.stopApplication(new ApplicationTerminationContext(goneId));
     before.stop();
+
+    // The store holds exactly the application that was not stopped.
+    try (RecoveryStore store = new RecoveryStore(recoveryDir)) {
+      List<RegisteredApp> stored = store.load();
+      assertEquals(1, stored.size());
+      assertEquals(app, stored.get(0).appId());
+      assertEquals(USER, stored.get(0).user());
+      assertArrayEquals(SECRET, stored.get(0).secret());
+    }
 
     service = new TideShuffleService();
     service.setRecoveryPath(new org.apache.hadoop.fs.Path(recoveryDir.toUri()));
     service.init(conf(0));
     service.start();
-    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, app)), 0, 0, new int[] {9});
-    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, gone)), 0, 0, new int[] {9});
     try (ShuffleClient client = new ShuffleClient(app, SECRET);
          ShuffleClient stopped = new ShuffleClient(gone, SECRET)) {
-      assertEquals(9, client.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0)))
-          .get(0).length);
+      assertArrayEquals(MapOutputs.expected(0, 0, new int[] {9}, 0, 1),
+          client.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0))).get(0));
       assertEquals(Reason.AUTH, assertThrows(ShuffleFetchException.class,
           () -> stopped.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0)))).reason());
+    }
+    // Stopping it after the restart removes it from the store too.
+    service.stopApplication(new ApplicationTerminationContext(appId));
+    service.stop();
+    service = null;
+    try (RecoveryStore store = new RecoveryStore(recoveryDir)) {
+      assertEquals(List.of(), store.load());
+    }
+  }
+
+  @Test
+  void theOneFileStoreOfEarlierVersionsIsImportedOnce(@TempDir Path recoveryDir)
+      throws Exception {
+    java.nio.file.Files.writeString(recoveryDir.resolve(RecoveryStore.LEGACY_FILE_NAME),
+        appId + "\t" + USER + "\t" + java.util.Base64.getEncoder().encodeToString(SECRET)
+            + "\n");
+    service = new TideShuffleService();
+    service.setRecoveryPath(new org.apache.hadoop.fs.Path(recoveryDir.toUri()));
+    service.init(conf(0));
+    service.start();
+    assertTrue(java.nio.file.Files.notExists(
+        recoveryDir.resolve(RecoveryStore.LEGACY_FILE_NAME)));
+    String app = appId.toString();
+    MapOutputs.write(List.of(ShuffleLayout.appLocalDir(nm1, USER, app)), 0, 0, new int[] {5});
+    try (ShuffleClient client = new ShuffleClient(app, SECRET)) {
+      assertEquals(5, client.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0)))
+          .get(0).length);
     }
   }
 
