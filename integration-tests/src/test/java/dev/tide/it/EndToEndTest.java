@@ -167,14 +167,8 @@ class EndToEndTest {
     Configuration conf = jobConf();
     conf.set("tide.dynamicAllocation.maxExecutors", "3");
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "30s");
-    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Submitter.run(conf, System.out, "sleep", "-m", "9", "-r", "2", "-mt", "2000",
-            "-rt", "200", "-b", "65536", "-o", "/sleep-kill/out");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<JobRun> job = submitAsync(conf, "sleep", "-m", "9", "-r", "2", "-mt",
+        "2000", "-rt", "200", "-b", "65536", "-o", "/sleep-kill/out");
     FileSystem fs = cluster.fileSystem();
     // Wait for an executor that is running a task, then kill its container through the RM.
     String victim = null;
@@ -210,14 +204,8 @@ class EndToEndTest {
   void lostMapOutputIsRecomputedWhenTheReducerCannotFetchIt() throws Exception {
     Configuration conf = jobConf();
     conf.set("tide.dynamicAllocation.maxExecutors", "2");
-    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Submitter.run(conf, System.out, "sleep", "-m", "4", "-r", "1", "-mt", "100",
-            "-rd", "4000", "-b", "16384", "-o", "/sleep-lost/out");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<JobRun> job = submitAsync(conf, "sleep", "-m", "4", "-r", "1", "-mt",
+        "100", "-rd", "4000", "-b", "16384", "-o", "/sleep-lost/out");
     FileSystem fs = cluster.fileSystem();
     // Once the reduce has started (it waits 4 s before fetching), delete map 0's output from
     // the NodeManager's disk, as a failed disk or a cleaner would.
@@ -257,6 +245,17 @@ class EndToEndTest {
         .equals("MAP") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
         .count();
     assertEquals(2, map0Runs, "map 0 ran again after its output was lost");
+  }
+
+  /** Submits on another thread, so the test can act on the cluster while the job runs. */
+  private static CompletableFuture<JobRun> submitAsync(Configuration conf, String... args) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, args);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   /** The id of a running sleep application that has started a task of this kind, or null. */
