@@ -12,6 +12,9 @@ public record JobStatus(String jobName, int stageIndex, int stageCount, int task
 
   /** One line for a terminal: {@code stage 1/2, tasks 12/40, executors 3 (target 4)}. */
   public String describe() {
+    if (tasksTotal == 0) {
+      return "planning the job";
+    }
     return String.format("stage %d/%d, tasks %d/%d, executors %d (target %d)", stageIndex,
         stageCount, tasksDone, tasksTotal, executorsRunning, targetExecutors);
   }
