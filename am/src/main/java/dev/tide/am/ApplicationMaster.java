@@ -216,7 +216,7 @@ public final class ApplicationMaster {
         h -> RackResolver.resolve(conf, h).getNetworkLocation());
     if (placement == AmOptions.Placement.LOCALITY) {
       return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
-          new LocalityPlacement(), tasksPerExecutor, racks);
+          new LocalityPlacement(racks), tasksPerExecutor, racks);
     }
     String handler = conf.getTrimmed(YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
         YarnConfiguration.DISABLED_RM_PLACEMENT_CONSTRAINTS_HANDLER);

@@ -29,6 +29,7 @@ public final class ExecutorLaunchContexts {
   private final String driverHost;
   private final int driverPort;
   private final int executorCores;
+  private final long registrationTimeoutMillis;
   private final int executorMemoryMb;
   private final String javaOpts;
   private final Map<String, String> environment;
@@ -46,6 +47,8 @@ public final class ExecutorLaunchContexts {
     this.driverHost = driverHost;
     this.driverPort = driverPort;
     this.executorCores = TideOptions.EXECUTOR_CORES.get(conf);
+    this.registrationTimeoutMillis =
+        TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(conf).toMillis();
     this.executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
     this.javaOpts = TideOptions.EXECUTOR_JAVA_OPTS.get(conf);
     this.environment = ContainerCommands.environment(conf);
@@ -56,8 +59,8 @@ public final class ExecutorLaunchContexts {
 
   /** The java command line of executor {@code executorId}. */
   public String command(String executorId) {
-    List<String> args =
-        ExecutorCommand.arguments(driverHost, driverPort, executorId, appId, executorCores);
+    List<String> args = ExecutorCommand.arguments(driverHost, driverPort, executorId, appId,
+        executorCores, registrationTimeoutMillis);
     return ContainerCommands.javaCommand(executorMemoryMb, javaOpts, ExecutorCommand.MAIN_CLASS,
         args);
   }

@@ -1,9 +1,12 @@
 package dev.tide.am;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * Placement {@code locality} (DESIGN.md "Placement"): containers go to hosts in proportion to the
@@ -12,38 +15,92 @@ import java.util.TreeMap;
  * <p>The locality-aware tasks need {@code ceil(localityAwareTasks / tasksPerExecutor)}
  * executors (at most the target). A host is expected to hold
  * {@code ceil(hostLocalTasks / localityAwareTasks x thoseExecutors)} of them, minus what is
- * already allocated or requested there. Requests are built in layers: each names every host
- * that still lacks containers, the first layer all of them, the next those that lack two or
- * more, and so on, so one request serves tasks that share replicas on several hosts. What is
- * left once no host lacks containers is requested for any host.
+ * already allocated or requested there. Requests are built in layers: the first layer covers
+ * every host that lacks containers, the next those that lack two or more, and so on, so each
+ * host is named by as many requests as it lacks containers. A layer is split into requests of
+ * consecutive hosts (in rack order, so a request stays within few racks): each request names at
+ * least {@value #MIN_HOSTS_PER_REQUEST} hosts, or more when there are few requests to place,
+ * so that together they still name every lacking host. Small requests let many containers be
+ * placed locally (each allocation removes one request, and with it one share of each host it
+ * names), and when a host drops out of the hints only the few requests naming it go stale.
+ * What is left once no host lacks containers is requested for any host.
  */
 public final class LocalityPlacement implements ContainerPlacement {
+  /** Fewest hosts a locality request names (unless fewer lack containers). */
+  static final int MIN_HOSTS_PER_REQUEST = 8;
+
+  private final Function<String, String> rackOf;
+
+  /** Hosts ordered by name only. */
+  public LocalityPlacement() {
+    this(host -> null);
+  }
+
+  /** @param rackOf the rack of a host, or null when unknown (see {@link RackCache}) */
+  public LocalityPlacement(Function<String, String> rackOf) {
+    this.rackOf = rackOf;
+  }
+
   @Override
   public List<List<String>> place(Input input) {
+    int wanted = input.newRequests();
+    List<List<String>> requests = new ArrayList<>(wanted);
     Map<String, Integer> lacking = lackingPerHost(input);
-    List<List<String>> requests = new ArrayList<>(input.newRequests());
-    while (requests.size() < input.newRequests()) {
-      List<String> layer = new ArrayList<>();
-      for (Map.Entry<String, Integer> e : lacking.entrySet()) {
-        if (e.getValue() > 0) {
-          layer.add(e.getKey());
-          e.setValue(e.getValue() - 1);
+    if (!lacking.isEmpty() && wanted > 0) {
+      List<String> hosts = inRackOrder(lacking.keySet());
+      int[] left = new int[hosts.size()];
+      long shares = 0;
+      for (int i = 0; i < left.length; i++) {
+        left[i] = lacking.get(hosts.get(i));
+        shares += left[i];
+      }
+      int perRequest = (int) Math.max(MIN_HOSTS_PER_REQUEST, (shares + wanted - 1) / wanted);
+      while (requests.size() < wanted) {
+        List<String> layer = new ArrayList<>();
+        for (int i = 0; i < left.length; i++) {
+          if (left[i] > 0) {
+            layer.add(hosts.get(i));
+            left[i]--;
+          }
         }
+        if (layer.isEmpty()) {
+          break;
+        }
+        split(layer, perRequest, wanted, requests);
       }
-      if (layer.isEmpty()) {
-        break;
-      }
-      requests.add(List.copyOf(layer));
     }
-    while (requests.size() < input.newRequests()) {
+    while (requests.size() < wanted) {
       requests.add(List.of());
     }
     return requests;
   }
 
-  /** Expected minus existing containers for each host that prefers any; sorted by host. */
+  /** Splits a layer into near-equal runs of at least {@code perRequest} hosts. */
+  private static void split(List<String> layer, int perRequest, int wanted,
+      List<List<String>> requests) {
+    int parts = Math.max(1, layer.size() / perRequest);
+    for (int p = 0; p < parts && requests.size() < wanted; p++) {
+      int from = (int) ((long) layer.size() * p / parts);
+      int to = (int) ((long) layer.size() * (p + 1) / parts);
+      requests.add(List.copyOf(layer.subList(from, to)));
+    }
+  }
+
+  private List<String> inRackOrder(Collection<String> hosts) {
+    List<String> ordered = new ArrayList<>(hosts);
+    Map<String, String> racks = new HashMap<>();
+    for (String host : ordered) {
+      String rack = rackOf.apply(host);
+      racks.put(host, rack == null ? "" : rack);
+    }
+    ordered.sort(Comparator.comparing((String host) -> racks.get(host))
+        .thenComparing(Comparator.naturalOrder()));
+    return ordered;
+  }
+
+  /** Expected minus existing containers for each host that prefers any. */
   static Map<String, Integer> lackingPerHost(Input input) {
-    Map<String, Integer> lacking = new TreeMap<>();
+    Map<String, Integer> lacking = new HashMap<>();
     if (input.localityAwareTasks() <= 0 || input.hostToLocalTaskCount().isEmpty()) {
       return lacking;
     }

@@ -103,6 +103,7 @@ class ContainerCommandsTest {
     conf.set("tide.executor.memory", "300m");
     conf.set("tide.executor.cores", "2");
     conf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1");
+    conf.set("tide.executor.registrationTimeout", "45s");
     conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, "/etc/hadoop");
     byte[] secret = AppSecret.generate();
     LocalResource jar = LocalResource.newInstance(URL.newInstance("hdfs", "nn", 8020,
@@ -115,7 +116,8 @@ class ContainerCommandsTest {
 
     assertEquals(List.of("{{JAVA_HOME}}/bin/java -Xmx300m -XX:TieredStopAtLevel=1"
         + " dev.tide.executor.ExecutorMain --driver amhost:40000 --executor-id 7"
-        + " --app-id application_1_0001 --cores 2 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"),
+        + " --app-id application_1_0001 --cores 2 --registration-timeout-ms 45000"
+        + " 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"),
         context.getCommands());
     assertEquals("{{PWD}}/tide-app.jar" + SEP + "{{PWD}}" + SEP + "/etc/hadoop",
         context.getEnvironment().get("CLASSPATH"));

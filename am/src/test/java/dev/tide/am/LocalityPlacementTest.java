@@ -51,6 +51,54 @@ class LocalityPlacementTest {
   }
 
   @Test
+  void largeLayersAreSplitIntoRequestsOfConsecutiveHostsOfOneRack() {
+    // 32 hosts on 2 racks (odd and even numbers), one task each, 1 task per executor: each host
+    // lacks one container. 32 requests to place: the layer of 32 hosts becomes 4 requests of 8,
+    // each within one rack; the other 28 go anywhere.
+    Map<String, Integer> hints = new java.util.HashMap<>();
+    for (int i = 0; i < 32; i++) {
+      hints.put(String.format("h%02d", i), 1);
+    }
+    LocalityPlacement byRack = new LocalityPlacement(h -> "/r" + (h.charAt(2) - '0') % 2);
+    List<List<String>> requests = byRack.place(new Input(32, 32, 1, 32, hints, Map.of()));
+
+    assertEquals(32, requests.size());
+    List<List<String>> local = requests.stream().filter(r -> !r.isEmpty()).toList();
+    assertEquals(4, local.size());
+    assertEquals(List.of("h00", "h02", "h04", "h06", "h08", "h10", "h12", "h14"), local.get(0));
+    java.util.Set<String> named = new java.util.HashSet<>();
+    for (List<String> hosts : local) {
+      assertEquals(LocalityPlacement.MIN_HOSTS_PER_REQUEST, hosts.size());
+      assertEquals(1, hosts.stream().map(h -> (h.charAt(2) - '0') % 2).distinct().count(),
+          "one rack per request: " + hosts);
+      named.addAll(hosts);
+    }
+    assertEquals(hints.keySet(), named, "every lacking host is named once");
+  }
+
+  @Test
+  void fewRequestsStillNameEveryLackingHost() {
+    // 100 hosts lack 2 containers each (200 shares) but only 5 requests are wanted: requests of
+    // at least 40 hosts, so each layer of 100 becomes 2 requests of 50; 4 requests name every
+    // host twice and the fifth goes anywhere.
+    Map<String, Integer> hints = new java.util.HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      hints.put(String.format("h%03d", i), 2);
+    }
+    List<List<String>> requests = placement.place(new Input(5, 100, 1, 100, hints, Map.of()));
+
+    assertEquals(5, requests.size());
+    Map<String, Integer> named = new java.util.HashMap<>();
+    for (List<String> hosts : requests.subList(0, 4)) {
+      assertEquals(50, hosts.size());
+      hosts.forEach(h -> named.merge(h, 1, Integer::sum));
+    }
+    assertEquals(List.of(), requests.get(4));
+    assertEquals(100, named.size());
+    assertTrue(named.values().stream().allMatch(n -> n == 2));
+  }
+
+  @Test
   void noHintsMeansAnyHost() {
     assertEquals(List.of(List.of(), List.of()),
         placement.place(new Input(2, 2, 1, 0, Map.of(), Map.of())));

@@ -1,7 +1,9 @@
 package dev.tide.driver;
 
+import java.io.File;
 import java.io.IOException;
 import java.security.SecureRandom;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -26,8 +28,26 @@ public final class AppSecret {
 
   /** The secret from this process's credentials (the container's token file). */
   public static byte[] fromCurrentUser() throws IOException {
-    byte[] secret = UserGroupInformation.getCurrentUser().getCredentials()
-        .getSecretKey(CREDENTIALS_ALIAS);
+    return require(UserGroupInformation.getCurrentUser().getCredentials());
+  }
+
+  /**
+   * The secret from the container's token file ({@code HADOOP_TOKEN_FILE_LOCATION}), read
+   * directly: an executor needs nothing else from Hadoop security, and logging in a
+   * {@link UserGroupInformation} (configuration, groups, JAAS) costs a starting JVM several
+   * hundred milliseconds. Falls back to the current user's credentials outside a container.
+   */
+  public static byte[] fromContainerTokens() throws IOException {
+    String tokenFile = System.getenv(UserGroupInformation.HADOOP_TOKEN_FILE_LOCATION);
+    if (tokenFile == null || tokenFile.isEmpty()) {
+      return fromCurrentUser();
+    }
+    return require(Credentials.readTokenStorageFile(new File(tokenFile),
+        new Configuration(false)));
+  }
+
+  private static byte[] require(Credentials credentials) throws IOException {
+    byte[] secret = credentials.getSecretKey(CREDENTIALS_ALIAS);
     if (secret == null) {
       throw new IOException("no Tide application secret (" + CREDENTIALS_ALIAS
           + ") in this container's credentials; was it launched by the Tide client/AM?");

@@ -261,8 +261,10 @@ public final class Driver implements AutoCloseable {
     everRegistered.add(id);
     channelToExecutor.put(channel, id);
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
-    LOG.info("Executor {} registered from {} ({} cores)", id, m.host(), m.cores());
-    events.record("executorRegistered", "executor", id, "host", m.host());
+    LOG.info("Executor {} registered from {} ({} cores, {} ms after its JVM started)", id,
+        m.host(), m.cores(), m.startupMillis());
+    events.record("executorRegistered", "executor", id, "host", m.host(), "startupMs",
+        m.startupMillis());
     addIfReady(id);
   }
 

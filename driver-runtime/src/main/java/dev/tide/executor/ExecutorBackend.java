@@ -61,7 +61,7 @@ public final class ExecutorBackend implements AutoCloseable {
       return 1;
     }
     RpcChannels.send(channel, new RpcMessage.RegisterExecutor(settings.executorId(),
-        settings.host(), settings.cores()));
+        settings.host(), settings.cores(), ExecutorMain.millisSinceJvmStart()));
     try {
       return exitCode.get();
     } catch (java.util.concurrent.ExecutionException e) {

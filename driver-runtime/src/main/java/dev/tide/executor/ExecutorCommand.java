@@ -12,9 +12,14 @@ public final class ExecutorCommand {
 
   private ExecutorCommand() {}
 
+  /**
+   * @param registrationTimeoutMillis how long the executor keeps trying to register
+   *     ({@code tide.executor.registrationTimeout} of the application)
+   */
   public static List<String> arguments(String driverHost, int driverPort, String executorId,
-      String appId, int cores) {
+      String appId, int cores, long registrationTimeoutMillis) {
     return List.of("--driver", driverHost + ":" + driverPort, "--executor-id", executorId,
-        "--app-id", appId, "--cores", Integer.toString(cores));
+        "--app-id", appId, "--cores", Integer.toString(cores), "--registration-timeout-ms",
+        Long.toString(registrationTimeoutMillis));
   }
 }

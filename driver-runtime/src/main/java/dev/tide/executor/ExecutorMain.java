@@ -1,17 +1,18 @@
 package dev.tide.executor;
 
 import dev.tide.driver.AppSecret;
-import dev.tide.driver.conf.TideOptions;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.LoggerFactory;
 
 /**
  * Entry point of an executor container: {@code ExecutorMain --driver host:port --executor-id N
- * --app-id ID --cores C}. The secret comes from the container's credentials, the local dirs from
+ * --app-id ID --cores C --registration-timeout-ms T}. The secret comes from the container's credentials, the local dirs from
  * {@code LOCAL_DIRS}, the host from {@code NM_HOST}. Exits 0 when the driver says so, 1 when the
  * driver is gone or refuses it.
  */
@@ -19,6 +20,7 @@ public final class ExecutorMain {
   private ExecutorMain() {}
 
   public static void main(String[] args) throws Exception {
+    long mainEntered = System.currentTimeMillis();
     Map<String, String> flags = new HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       flags.put(args[i], args[i + 1]);
@@ -38,13 +40,11 @@ public final class ExecutorMain {
     for (String dir : env.split(",")) {
       localDirs.add(Path.of(dir));
     }
-    long registrationTimeout = Long.parseLong(flags.getOrDefault("--registration-timeout-ms",
-        Long.toString(TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(
-            new org.apache.hadoop.conf.Configuration(false)).toMillis())));
+    long registrationTimeout = Long.parseLong(require(flags, "--registration-timeout-ms"));
     ExecutorBackend.Settings settings = new ExecutorBackend.Settings(
         driver.substring(0, colon), Integer.parseInt(driver.substring(colon + 1)),
         require(flags, "--executor-id"), require(flags, "--app-id"),
-        Integer.parseInt(require(flags, "--cores")), AppSecret.fromCurrentUser(), localDirs,
+        Integer.parseInt(require(flags, "--cores")), AppSecret.fromContainerTokens(), localDirs,
         host, registrationTimeout);
     java.util.concurrent.atomic.AtomicBoolean terminating =
         new java.util.concurrent.atomic.AtomicBoolean();
@@ -53,6 +53,9 @@ public final class ExecutorMain {
       System.err.println("Executor " + settings.executorId() + " is being stopped (SIGTERM:"
           + " the NodeManager stops a container the AM released or the application ended)");
     }, "tide-executor-shutdown"));
+    LoggerFactory.getLogger(ExecutorMain.class).info(
+        "Executor {} starting: main entered {} ms after the JVM started, settings read at {} ms",
+        settings.executorId(), mainEntered - jvmStartMillis(), millisSinceJvmStart());
     int code;
     try (ExecutorBackend backend = new ExecutorBackend(settings)) {
       code = backend.run();
@@ -63,11 +66,20 @@ public final class ExecutorMain {
     }
   }
 
+  /** Milliseconds since this JVM started (the JVM's own record of its start). */
+  static long millisSinceJvmStart() {
+    return System.currentTimeMillis() - jvmStartMillis();
+  }
+
+  private static long jvmStartMillis() {
+    return ManagementFactory.getRuntimeMXBean().getStartTime();
+  }
+
   private static String require(Map<String, String> flags, String name) {
     String value = flags.get(name);
     if (value == null) {
       System.err.println("missing " + name + "; usage: ExecutorMain --driver host:port"
-          + " --executor-id ID --app-id APP --cores N");
+          + " --executor-id ID --app-id APP --cores N --registration-timeout-ms T");
       System.exit(2);
     }
     return value;

@@ -54,6 +54,7 @@ public final class RpcCodec {
       writeString(frame, m.executorId());
       writeString(frame, m.host());
       frame.writeInt(m.cores());
+      frame.writeLong(m.startupMillis());
     } else if (message instanceof Registered m) {
       frame = Frames.start(alloc, REGISTERED);
       writeBytes(frame, m.jobConf());
@@ -83,7 +84,7 @@ public final class RpcCodec {
     byte type = body.readByte();
     RpcMessage message = switch (type) {
       case REGISTER_EXECUTOR -> new RegisterExecutor(readString(body), readString(body),
-          readInt(body));
+          readInt(body), readLong(body));
       case REGISTERED -> new Registered(readBytes(body));
       case REGISTER_REJECTED -> new RegisterRejected(readString(body));
       case LAUNCH_TASK -> new LaunchTask(readTask(body));

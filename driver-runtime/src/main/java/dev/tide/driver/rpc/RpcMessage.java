@@ -9,7 +9,8 @@ import dev.tide.driver.scheduler.TaskOutcome;
  */
 public sealed interface RpcMessage {
   /** Executor to driver, first message after the handshake. */
-  record RegisterExecutor(String executorId, String host, int cores) implements RpcMessage {}
+  record RegisterExecutor(String executorId, String host, int cores, long startupMillis)
+      implements RpcMessage {}
 
   /** Driver to executor: accepted; carries the job's settings (Hadoop Writable form). */
   record Registered(byte[] jobConf) implements RpcMessage {

@@ -33,8 +33,8 @@ class RpcCodecTest {
     TaskDescription reduce = new TaskDescription(7, TaskDescription.Kind.REDUCE, 1, 2, 3, 0, 4,
         "a.Reducer", new byte[] {1, 2}, List.of("h1", "h2"),
         List.of(new MapLocation(0, "h1", 7447), new MapLocation(5, "h2", 7448)), "hdfs:///o");
-    assertEquals(new RpcMessage.RegisterExecutor("12", "node-1", 4),
-        roundTrip(new RpcMessage.RegisterExecutor("12", "node-1", 4)));
+    assertEquals(new RpcMessage.RegisterExecutor("12", "node-1", 4, 412),
+        roundTrip(new RpcMessage.RegisterExecutor("12", "node-1", 4, 412)));
     assertArrayEquals(new byte[] {9, 8, 7},
         ((RpcMessage.Registered) roundTrip(new RpcMessage.Registered(new byte[] {9, 8, 7})))
             .jobConf());

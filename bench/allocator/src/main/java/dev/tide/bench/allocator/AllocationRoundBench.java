@@ -162,7 +162,7 @@ public class AllocationRoundBench {
     void fresh(AllocationRoundBench b) {
       AMRMClient<ContainerRequest> amrm = AMRMClient.createAMRMClient();
       reconciler = new ContainerRequestReconciler(amrm, b.resource, b.priority,
-          new LocalityPlacement(), TASKS_PER_EXECUTOR, b.racks);
+          new LocalityPlacement(b.racks), TASKS_PER_EXECUTOR, b.racks);
     }
 
     RequestDelta round(AllocationRoundBench b, Map<String, Integer> hostToLocalTaskCount) {

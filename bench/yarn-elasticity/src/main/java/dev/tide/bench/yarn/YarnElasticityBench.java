@@ -95,8 +95,8 @@ public final class YarnElasticityBench {
     System.out.println("## Backlog to executors running (ms after the map stage's stageSubmitted;"
         + " first executor split into allocated / launched / registered / added)");
     System.out.println("| setting | N | container allocated | launched | registered | first"
-        + " added | N-th added | added |");
-    System.out.println("|---|---|---|---|---|---|---|---|");
+        + " added | N-th added | added | first executor's JVM start to registration |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
     backlogRows.forEach(System.out::println);
     System.out.println();
     System.out.println("## Idle to released (ms; per executor removed as idle: median / max)");
@@ -115,14 +115,20 @@ public final class YarnElasticityBench {
     long t0 = JobRun.named(events, "stageSubmitted").get(0).timeMillis();
     List<EventLine> added = JobRun.named(events, "executorAdded");
     String firstExecutor = added.isEmpty() ? null : added.get(0).get("executor");
-    return String.format("| %s | %d | %s | %s | %s | %s | %s | %d |", setting, n,
+    String startup = "-";
+    for (EventLine e : JobRun.named(events, "executorRegistered")) {
+      if (e.get("executor").equals(firstExecutor)) {
+        startup = e.get("startupMs");
+      }
+    }
+    return String.format("| %s | %d | %s | %s | %s | %s | %s | %d | %s |", setting, n,
         first(events, "containerAllocated", null, t0),
         first(events, "executorLaunched", firstExecutor, t0),
         first(events, "executorRegistered", firstExecutor, t0),
         added.isEmpty() ? "-" : Long.toString(added.get(0).timeMillis() - t0),
         added.size() < n ? "- (" + added.size() + " added)"
             : Long.toString(added.get(n - 1).timeMillis() - t0),
-        added.size());
+        added.size(), startup);
   }
 
   /** The first event of that name (for that executor when given), in ms after t0. */
