@@ -1,6 +1,7 @@
 package dev.tide.am;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -87,14 +88,18 @@ public final class LocalityPlacement implements ContainerPlacement {
   }
 
   private List<String> inRackOrder(Collection<String> hosts) {
-    List<String> ordered = new ArrayList<>(hosts);
-    Map<String, String> racks = new HashMap<>();
-    for (String host : ordered) {
+    // One sort key per host ("rack NUL host"), so the sort compares plain strings.
+    String[][] keyed = new String[hosts.size()][];
+    int i = 0;
+    for (String host : hosts) {
       String rack = rackOf.apply(host);
-      racks.put(host, rack == null ? "" : rack);
+      keyed[i++] = new String[] {(rack == null ? "" : rack) + '\0' + host, host};
     }
-    ordered.sort(Comparator.comparing((String host) -> racks.get(host))
-        .thenComparing(Comparator.naturalOrder()));
+    Arrays.sort(keyed, Comparator.comparing((String[] k) -> k[0]));
+    List<String> ordered = new ArrayList<>(keyed.length);
+    for (String[] k : keyed) {
+      ordered.add(k[1]);
+    }
     return ordered;
   }
 
