@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Shuffle benchmark (issue 4): Tide's tide_shuffle vs Spark's external shuffle service vs Hadoop's
-# ShuffleHandler on the same logical data, loopback only. Each server JVM runs on CPU 0, the load
-# generator JVM on CPU 1 (taskset). Prints a table and the Tide/peer ratios.
+# Shuffle benchmark (issue 4): Tide's tide_shuffle (NIO, and native epoll as tide-epoll) vs Spark's
+# external shuffle service (4.1.3 as spark, 3.5.5 as spark35) vs Hadoop's ShuffleHandler on the
+# same logical data, loopback only. Each server JVM runs on CPU 0, the load generator JVM on CPU 1
+# (taskset). Prints a table, the Tide/peer and tide-epoll/tide ratios, and medians over the reps.
 #
 #   bench/shuffle/run.sh [key=value ...]
-#     servers=tide,spark,hadoop  sizes=4096,65536,1048576  reps=2  warmup=5  measure=10
+#     servers=tide,tide-epoll,spark,spark35,hadoop  sizes=4096,65536,1048576  reps=5
+#     warmup=5  measure=10
 #     concurrency=8  maxRequests=2000000  serverCpu=0  clientCpu=1
 #     results=bench/shuffle/results/<date>.md   (append the tables there too)
 #     --no-build                                 (skip the Maven build)
 #
 # Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT in ~/.m2 (mvn -pl shuffle-service install).
-# Data sets (256-512 MiB per server and block size) are generated once under
-# bench/shuffle/target/data and reused; delete that directory to regenerate.
+# Data sets (256-512 MiB per layout and block size; tide and tide-epoll share one, spark and
+# spark35 share one) are generated once under bench/shuffle/target/data and reused; delete that
+# directory to regenerate. The full default run takes about 30 minutes.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build=1

@@ -21,14 +21,19 @@ import java.util.concurrent.TimeUnit;
  * Runs the whole benchmark: for each repetition, block size and server, starts the server JVM on
  * core 0 ({@code taskset -c 0}; it generates its data set in its own layout under
  * {@code target/data} the first time), then the load generator JVM on core 1, collects its RESULT
- * line, stops the server. Prints one table of all runs and the ratios of Tide to each peer within
- * the same repetition, and optionally writes them as markdown.
+ * line, stops the server. Prints one table of all runs, the ratios of Tide to each peer and of
+ * Tide on epoll to Tide on NIO within the same repetition, the medians over the repetitions and
+ * their ratios, and optionally writes them as markdown.
+ *
+ * <p>Servers ({@link #SERVERS}): {@code tide} (NIO), {@code tide-epoll} (the same server on native
+ * epoll; the run fails if it does not really run epoll), {@code spark} (4.1), {@code spark35}
+ * (3.5), {@code hadoop}.
  *
  * <p>Arguments (all optional, key=value): {@code base} (bench/shuffle dir), {@code servers}
- * (tide,spark,hadoop), {@code sizes} (4096,65536,1048576), {@code reps} (2), {@code warmup} (5 s),
- * {@code measure} (10 s), {@code concurrency} (8), {@code maxRequests} (2000000),
- * {@code results} (markdown file to append the tables to; none if absent), {@code serverCpu} (0),
- * {@code clientCpu} (1).
+ * (tide,tide-epoll,spark,spark35,hadoop), {@code sizes} (4096,65536,1048576), {@code reps} (5),
+ * {@code warmup} (5 s), {@code measure} (10 s), {@code concurrency} (8), {@code maxRequests}
+ * (2000000), {@code results} (markdown file to append the tables to; none if absent),
+ * {@code serverCpu} (0), {@code clientCpu} (1).
  */
 public final class Driver {
   static final String JVM_OPTS = "-Xms256m -Xmx1g"
@@ -38,7 +43,32 @@ public final class Driver {
       + " --add-opens=java.base/java.util=ALL-UNNAMED"
       + " -Dio.netty.tryReflectionSetAccessible=true";
 
-  private record Run(int rep, String server, int block, Map<String, String> r, String load) {
+  /**
+   * How to start one server and its client: the Maven module whose classes and classpath.txt the
+   * JVMs run with, the class-name prefix of its {@code <prefix>Server} / {@code <prefix>Client}
+   * mains, the data directory (under target/data; servers with the same on-disk layout share one
+   * data set), the extra server arguments, and the transport the server must announce in its
+   * READY line ({@code transport=...}; null: not checked).
+   */
+  private record Server(String module, String mainPrefix, String data, List<String> args,
+      String transport) {}
+
+  static final Map<String, Server> SERVERS = new LinkedHashMap<>();
+
+  static {
+    String p = "dev.tide.bench.shuffle.";
+    SERVERS.put("tide", new Server("tide", p + "tide.Tide", "tide",
+        List.of("transport=nio"), "nio"));
+    SERVERS.put("tide-epoll", new Server("tide", p + "tide.Tide", "tide",
+        List.of("transport=epoll"), "epoll"));
+    SERVERS.put("spark", new Server("spark", p + "spark.Spark", "spark", List.of(), null));
+    // The spark35 module compiles the spark module's sources against Spark 3.5.5; same layout.
+    SERVERS.put("spark35", new Server("spark35", p + "spark.Spark", "spark", List.of(), null));
+    SERVERS.put("hadoop", new Server("hadoop", p + "hadoop.Hadoop", "hadoop", List.of(), null));
+  }
+
+  private record Run(int rep, String server, int block, Map<String, String> r,
+      Map<String, String> ready, String load) {
     double d(String k) {
       return Double.parseDouble(r.get(k));
     }
@@ -47,12 +77,19 @@ public final class Driver {
   public static void main(String[] argv) throws Exception {
     Map<String, String> a = LoadGenerator.args(argv);
     Path base = Path.of(a.getOrDefault("base", "bench/shuffle")).toAbsolutePath().normalize();
-    List<String> servers = List.of(a.getOrDefault("servers", "tide,spark,hadoop").split(","));
+    List<String> servers = List.of(a.getOrDefault("servers", String.join(",", SERVERS.keySet()))
+        .split(","));
+    for (String server : servers) {
+      if (!SERVERS.containsKey(server)) {
+        throw new IllegalArgumentException("unknown server " + server + "; known: "
+            + SERVERS.keySet());
+      }
+    }
     List<Integer> sizes = new ArrayList<>();
     for (String s : a.getOrDefault("sizes", "4096,65536,1048576").split(",")) {
       sizes.add(Integer.parseInt(s));
     }
-    int reps = Integer.parseInt(a.getOrDefault("reps", "2"));
+    int reps = Integer.parseInt(a.getOrDefault("reps", "5"));
     String clientArgs = "serverCpu=" + a.getOrDefault("serverCpu", "0")
         + " clientCpu=" + a.getOrDefault("clientCpu", "1")
         + " concurrency=" + a.getOrDefault("concurrency", "8")
@@ -79,10 +116,11 @@ public final class Driver {
           String load = loadavg();
           System.err.printf(Locale.ROOT, "[bench] rep %d, %s, block %d B (load %s)%n", rep, server,
               block, load);
+          Map<String, String> ready = new LinkedHashMap<>();
           Map<String, String> r = runOne(base, logs, server, block, rep, serverCpu, clientCpu,
-              clientArgs);
-          runs.add(new Run(rep, server, block, r, load));
-          System.err.println("[bench]   " + summary(r));
+              clientArgs, ready);
+          runs.add(new Run(rep, server, block, r, ready, load));
+          System.err.println("[bench]   " + summary(r) + (ready.isEmpty() ? "" : " " + ready));
         }
       }
     }
@@ -113,29 +151,48 @@ public final class Driver {
         + " in that phase from /proc/stat, all processes (busy minus CPU use = other work on"
         + " that core). Load 1m = /proc/loadavg before the run. Latencies are per request (one"
         + " request = maps/req blocks of one reduce).");
-    out.println();
-    out.println("Ratios Tide / peer within the same repetition (throughput: > 1 means Tide is"
-        + " faster; latency, CPU/GB, RSS: < 1 means Tide is lower):");
-    out.println();
-    out.println("| rep | block | peer | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
-    out.println("|---|---|---|---|---|---|---|---|---|");
-    for (Run tide : runs) {
-      if (!tide.server.equals("tide")) {
-        continue;
+    Map<String, java.util.Set<String>> announced = new LinkedHashMap<>();
+    for (Run run : runs) {
+      if (!run.ready.isEmpty()) {
+        announced.computeIfAbsent(run.server, k -> new java.util.TreeSet<>())
+            .add(String.join(" ", run.ready.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toList()));
       }
-      for (Run peer : runs) {
-        if (peer.rep == tide.rep && peer.block == tide.block && !peer.server.equals("tide")) {
-          out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
-              tide.rep, size(tide.block), peer.server, tide.d("mbps") / peer.d("mbps"),
-              tide.d("blocksps") / peer.d("blocksps"), tide.d("p50ms") / peer.d("p50ms"),
-              tide.d("p99ms") / peer.d("p99ms"), tide.d("cpuSecPerGB") / peer.d("cpuSecPerGB"),
-              tide.d("rssMB") / peer.d("rssMB"));
+    }
+    if (!announced.isEmpty()) {
+      StringBuilder t = new StringBuilder("What the servers announced when they started (Tide's"
+          + " transport is ShuffleServer.transport(), checked by the driver in every run):");
+      announced.forEach((k, v) -> t.append(' ').append(k).append(' ').append(String.join(" ", v))
+          .append(';'));
+      out.println();
+      out.println(t.substring(0, t.length() - 1) + ".");
+    }
+    out.println();
+    List<String[]> ratios = ratioPairs(servers);
+    out.println("Ratios a / b within the same repetition: Tide / each peer, and tide-epoll / tide"
+        + " (Tide on native epoll vs on NIO; both send file regions with sendfile, so epoll should"
+        + " be no slower). Throughput: > 1 means a is faster; latency, CPU/GB, RSS: < 1 means a is"
+        + " lower.");
+    out.println();
+    out.println("| rep | block | a / b | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
+    out.println("|---|---|---|---|---|---|---|---|---|");
+    for (int rep = 1; rep <= reps; rep++) {
+      for (int block : sizes) {
+        for (String[] pair : ratios) {
+          Run x = find(runs, rep, block, pair[0]);
+          Run y = find(runs, rep, block, pair[1]);
+          StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %d | %s | %s / %s |",
+              rep, size(block), pair[0], pair[1]));
+          for (String k : RATIO_KEYS) {
+            row.append(String.format(Locale.ROOT, " %.2f |", x.d(k) / y.d(k)));
+          }
+          out.println(row);
         }
       }
     }
     if (reps > 1) {
       out.println();
-      out.printf("Medians over the %d repetitions, and Tide / peer ratios of the medians:%n%n", reps);
+      out.printf("Medians over the %d repetitions, and the ratios a / b of the medians:%n%n", reps);
       out.println("| block | server | MB/s | blocks/s | p50 ms | p99 ms | server CPU s/GB"
           + " | server RSS MB |");
       out.println("|---|---|---|---|---|---|---|---|");
@@ -148,19 +205,17 @@ public final class Driver {
               median(runs, server, block, "rssMB"));
         }
       }
-      if (servers.contains("tide")) {
+      if (!ratios.isEmpty()) {
         out.println();
-        out.println("| block | peer | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
+        out.println("| block | a / b | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
         out.println("|---|---|---|---|---|---|---|---|");
         for (int block : sizes) {
-          for (String peer : servers) {
-            if (peer.equals("tide")) {
-              continue;
-            }
-            StringBuilder row = new StringBuilder("| " + size(block) + " | " + peer + " |");
-            for (String k : List.of("mbps", "blocksps", "p50ms", "p99ms", "cpuSecPerGB", "rssMB")) {
+          for (String[] pair : ratios) {
+            StringBuilder row = new StringBuilder("| " + size(block) + " | " + pair[0] + " / "
+                + pair[1] + " |");
+            for (String k : RATIO_KEYS) {
               row.append(String.format(Locale.ROOT, " %.2f |",
-                  median(runs, "tide", block, k) / median(runs, peer, block, k)));
+                  median(runs, pair[0], block, k) / median(runs, pair[1], block, k)));
             }
             out.println(row);
           }
@@ -190,17 +245,18 @@ public final class Driver {
   }
 
   private static Map<String, String> runOne(Path base, Path logs, String server, int block, int rep,
-      String serverCpu, String clientCpu, String clientArgs) throws Exception {
-    String cp = classpath(base, server);
-    String pkg = "dev.tide.bench.shuffle." + server + ".";
-    String cls = Character.toUpperCase(server.charAt(0)) + server.substring(1);
-    Path dataDir = base.resolve("target/data/" + server + "/" + block);
+      String serverCpu, String clientCpu, String clientArgs, Map<String, String> ready)
+      throws Exception {
+    Server spec = SERVERS.get(server);
+    String cp = classpath(base, spec.module);
+    Path dataDir = base.resolve("target/data/" + spec.data + "/" + block);
     String tag = server + "-" + block + "-rep" + rep;
 
     List<String> serverCmd = new ArrayList<>(List.of("taskset", "-c", serverCpu, "java"));
     serverCmd.addAll(List.of(JVM_OPTS.split(" ")));
-    serverCmd.addAll(List.of("-cp", cp, pkg + cls + "Server", "dataDir=" + dataDir,
-        "block=" + block));
+    serverCmd.addAll(List.of("-cp", cp, spec.mainPrefix + "Server", "server=" + server,
+        "dataDir=" + dataDir, "block=" + block));
+    serverCmd.addAll(spec.args);
     Process srv = new ProcessBuilder(serverCmd)
         .redirectError(logs.resolve(tag + "-server.log").toFile()).start();
     try {
@@ -209,12 +265,26 @@ public final class Driver {
       String port = null;
       for (String line; (line = srvOut.readLine()) != null; ) {
         if (line.startsWith("READY ")) {
-          port = line.substring(6).trim();
+          // READY <port> [key=value ...]
+          String[] f = line.substring(6).trim().split(" ");
+          port = f[0];
+          for (int i = 1; i < f.length; i++) {
+            int eq = f[i].indexOf('=');
+            ready.put(f[i].substring(0, eq), f[i].substring(eq + 1));
+          }
           break;
         }
       }
       if (port == null) {
+        srv.waitFor(10, TimeUnit.SECONDS);
+        List<String> log = Files.readAllLines(logs.resolve(tag + "-server.log"));
         throw new IOException(server + " server exited before READY; see "
+            + logs.resolve(tag + "-server.log") + "; it ends with:\n  "
+            + String.join("\n  ", log.subList(Math.max(0, log.size() - 3), log.size())));
+      }
+      if (spec.transport != null && !spec.transport.equals(ready.get("transport"))) {
+        throw new IOException(server + " server must run the " + spec.transport
+            + " transport but announced " + ready.get("transport") + "; see "
             + logs.resolve(tag + "-server.log"));
       }
       Thread drain = new Thread(() -> {
@@ -232,8 +302,8 @@ public final class Driver {
 
       List<String> clientCmd = new ArrayList<>(List.of("taskset", "-c", clientCpu, "java"));
       clientCmd.addAll(List.of(JVM_OPTS.split(" ")));
-      clientCmd.addAll(List.of("-cp", cp, pkg + cls + "Client", "port=" + port,
-          "serverPid=" + srv.pid(), "block=" + block));
+      clientCmd.addAll(List.of("-cp", cp, spec.mainPrefix + "Client", "server=" + server,
+          "port=" + port, "serverPid=" + srv.pid(), "block=" + block));
       clientCmd.addAll(List.of(clientArgs.split(" ")));
       Process cli = new ProcessBuilder(clientCmd)
           .redirectError(logs.resolve(tag + "-client.log").toFile()).start();
@@ -267,8 +337,40 @@ public final class Driver {
     }
   }
 
-  private static String classpath(Path base, String server) throws IOException {
-    Path module = base.resolve(server);
+  /** The metrics in the ratio tables, in column order. */
+  private static final List<String> RATIO_KEYS = List.of("mbps", "blocksps", "p50ms", "p99ms",
+      "cpuSecPerGB", "rssMB");
+
+  /**
+   * The ratios a / b to print, of the servers that ran: tide / each peer (spark, spark35, hadoop),
+   * then tide-epoll / tide.
+   */
+  private static List<String[]> ratioPairs(List<String> servers) {
+    List<String[]> pairs = new ArrayList<>();
+    if (servers.contains("tide")) {
+      for (String peer : servers) {
+        if (!peer.startsWith("tide")) {
+          pairs.add(new String[] {"tide", peer});
+        }
+      }
+      if (servers.contains("tide-epoll")) {
+        pairs.add(new String[] {"tide-epoll", "tide"});
+      }
+    }
+    return pairs;
+  }
+
+  private static Run find(List<Run> runs, int rep, int block, String server) {
+    for (Run run : runs) {
+      if (run.rep == rep && run.block == block && run.server.equals(server)) {
+        return run;
+      }
+    }
+    throw new IllegalStateException("no run of " + server + " in rep " + rep + ", block " + block);
+  }
+
+  private static String classpath(Path base, String moduleName) throws IOException {
+    Path module = base.resolve(moduleName);
     return module.resolve("target/classes") + ":"
         + Files.readString(module.resolve("target/classpath.txt")).trim();
   }

@@ -19,6 +19,7 @@ import org.apache.spark.network.shuffle.ExternalBlockStoreClient;
  * {@code fetchBlocks} call for the blocks of many maps for one reduce (a FetchShuffleBlocks
  * message, then one chunk per block), as a reducer's ShuffleBlockFetcherIterator issues them.
  * Blocks are checked in the callback while Spark still holds the buffer, then released by Spark.
+ * Compiled against Spark 4.1 (module spark) and, unchanged, against Spark 3.5 (module spark35).
  */
 public final class SparkClient {
   public static void main(String[] argv) throws Exception {
@@ -29,7 +30,7 @@ public final class SparkClient {
         SparkConfs.SECRETS, true, 10_000);
     client.init(DataSets.APP_ID);
     try {
-      LoadGenerator.run("spark", w, (reduce, mapStart, mapEnd) -> {
+      LoadGenerator.run(a.getOrDefault("server", "spark"), w, (reduce, mapStart, mapEnd) -> {
         String[] ids = new String[mapEnd - mapStart];
         for (int m = mapStart; m < mapEnd; m++) {
           ids[m - mapStart] = "shuffle_0_" + m + "_" + reduce;

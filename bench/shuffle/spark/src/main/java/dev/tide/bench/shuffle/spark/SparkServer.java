@@ -3,6 +3,7 @@ package dev.tide.bench.shuffle.spark;
 import dev.tide.bench.shuffle.DataSets;
 import dev.tide.bench.shuffle.LoadGenerator;
 import dev.tide.bench.shuffle.Workload;
+import io.netty.util.Version;
 import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -18,16 +19,20 @@ import org.apache.spark.network.shuffle.ExecutorDiskUtils;
 import org.apache.spark.network.shuffle.ExternalBlockHandler;
 import org.apache.spark.network.shuffle.ExternalShuffleBlockResolver;
 import org.apache.spark.network.shuffle.protocol.ExecutorShuffleInfo;
+import org.apache.spark.network.util.IOMode;
+import org.apache.spark.network.util.NettyUtils;
 import org.apache.spark.network.util.TransportConf;
 
 /**
- * Spark's external shuffle service (spark-network-shuffle 4.1.3): an {@link ExternalBlockHandler}
+ * Spark's external shuffle service (spark-network-shuffle 4.1.3 in module spark, 3.5.5 in module
+ * spark35, which compiles this source unchanged): an {@link ExternalBlockHandler}
  * in a {@link TransportContext}, with authentication on ({@code spark.authenticate}: SASL
  * DIGEST-MD5, no encryption, the default when {@code spark.network.crypto.enabled} is off), all
  * other settings at their defaults. The executor is registered directly with the resolver (what
  * the RegisterExecutor RPC does) so the client needs no paths.
  * Data: {@code <dataDir>/blockmgr/<%02x>/shuffle_0_<map>_0.data|.index} placed as Spark's
- * DiskBlockManager does, index = R+1 big-endian long offsets.
+ * DiskBlockManager does, index = R+1 big-endian long offsets. The layout is the same in 3.5 and
+ * 4.1, so both servers use one data set (the driver gives spark35 the spark data directory).
  */
 public final class SparkServer {
   static final String EXEC_ID = "0";
@@ -57,7 +62,14 @@ public final class SparkServer {
     TransportContext context = new TransportContext(conf, handler, true);
     TransportServer server = context.createServer("127.0.0.1", 0,
         List.of(new AuthServerBootstrap(conf, SparkConfs.SECRETS)));
-    System.out.println("READY " + server.getPort());
+    // The versions really loaded (module spark: 4.1.3, module spark35: 3.5.5) and the transport
+    // spark.shuffle.io.mode resolves to (default NIO in 3.5; AUTO in 4.x, epoll on Linux).
+    String channel = NettyUtils.getServerChannelClass(IOMode.valueOf(conf.ioMode()))
+        .getSimpleName();
+    System.out.println("READY " + server.getPort() + " spark="
+        + TransportContext.class.getPackage().getImplementationVersion() + " netty="
+        + Version.identify().get("netty-transport").artifactVersion() + " transport="
+        + channel.replace("ServerSocketChannel", "").toLowerCase(java.util.Locale.ROOT));
     System.out.flush();
     DataSets.awaitTermination();
   }

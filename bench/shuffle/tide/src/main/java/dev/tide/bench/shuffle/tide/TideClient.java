@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * Load generator for tide_shuffle: one {@link ShuffleClient} (one authenticated connection);
- * each request is one FETCH_REQUEST naming the blocks of many maps for one reduce.
+ * each request is one FETCH_REQUEST naming the blocks of many maps for one reduce. The same client
+ * (on NIO) for both Tide servers, {@code tide} and {@code tide-epoll}.
  */
 public final class TideClient {
   public static void main(String[] argv) throws Exception {
@@ -20,7 +21,7 @@ public final class TideClient {
     int port = Integer.parseInt(a.get("port"));
     Workload w = Workload.forBlockSize(Integer.parseInt(a.get("block")), Integer.MAX_VALUE);
     try (ShuffleClient client = new ShuffleClient(DataSets.APP_ID, DataSets.SECRET)) {
-      LoadGenerator.run("tide", w, (reduce, mapStart, mapEnd) -> {
+      LoadGenerator.run(a.getOrDefault("server", "tide"), w, (reduce, mapStart, mapEnd) -> {
         List<BlockId> ids = new ArrayList<>(mapEnd - mapStart);
         for (int m = mapStart; m < mapEnd; m++) {
           ids.add(BlockId.of(0, m, reduce));

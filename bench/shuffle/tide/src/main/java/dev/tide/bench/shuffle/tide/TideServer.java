@@ -7,13 +7,19 @@ import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.server.ShuffleServer;
 import dev.tide.shuffle.server.ShuffleServerConfig;
+import io.netty.channel.epoll.Epoll;
+import io.netty.util.Version;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Tide's tide_shuffle server, standalone, with the settings the NodeManager adapter uses by
- * default (2 I/O threads, 2 disk threads, NIO transport), on loopback.
+ * default (2 I/O threads, 2 disk threads, NIO transport), on loopback; with {@code transport=epoll}
+ * (server {@code tide-epoll}) the same server on Netty's native epoll transport
+ * ({@code tide.shuffle.epoll.enabled=true} in the NodeManager). The server announces the transport
+ * it really runs ({@link ShuffleServer#transport()}) in its READY line and refuses to start if
+ * that is not the one asked for (ShuffleServer itself falls back to NIO when epoll is unavailable).
  * Data: {@code <dataDir>/nm-local/usercache/<user>/appcache/<app>/tide-shuffle/0/<map>.data|.index},
  * committed with {@link MapOutputCommitter} as an executor would.
  */
@@ -34,12 +40,26 @@ public final class TideServer {
         }
       }
     });
+    String transport = a.getOrDefault("transport", "nio");
+    if (!transport.equals("nio") && !transport.equals("epoll")) {
+      throw new IllegalArgumentException("transport must be nio or epoll, got " + transport);
+    }
     ShuffleServerConfig config = ShuffleServerConfig.builder()
-        .bindHost("127.0.0.1").port(0).localDirs(List.of(nmLocal)).build();
+        .bindHost("127.0.0.1").port(0).localDirs(List.of(nmLocal))
+        .useEpoll(transport.equals("epoll")).build();
     ShuffleServer server = new ShuffleServer(config);
     server.registerApplication(DataSets.APP_ID, user, DataSets.SECRET);
     server.start();
-    System.out.println("READY " + server.port());
+    String actual = server.transport();
+    System.err.println("[server] tide_shuffle transport: " + actual);
+    if (!actual.equals(transport)) {
+      server.close();
+      throw new IllegalStateException("asked for the " + transport + " transport, the server runs "
+          + actual + (transport.equals("epoll")
+          ? " (native epoll unavailable: " + Epoll.unavailabilityCause() + ")" : ""));
+    }
+    System.out.println("READY " + server.port() + " transport=" + actual + " netty="
+        + Version.identify().get("netty-transport").artifactVersion());
     System.out.flush();
     DataSets.awaitTermination();
   }
