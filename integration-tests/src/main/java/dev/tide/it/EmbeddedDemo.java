@@ -24,6 +24,8 @@ public final class EmbeddedDemo {
   private EmbeddedDemo() {}
 
   public static void main(String[] args) {
+    // Jersey and Guice inside the mini clusters log through java.util.logging to the console.
+    java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
     // Exit explicitly either way: the mini clusters leave non-daemon threads behind.
     try {
       run(args);
@@ -39,6 +41,7 @@ public final class EmbeddedDemo {
     long start = System.nanoTime();
     Path work = Path.of(args.length > 0 ? args[0] : "target/tide-demo");
     say("Starting HDFS and YARN (3 NodeManagers with the tide_shuffle aux service) in " + work);
+    say("Cluster logs: " + work.resolve("demo.log"));
     try (EmbeddedCluster cluster = EmbeddedCluster.start("tide-demo", 3, work)) {
       FileSystem fs = cluster.fileSystem();
       fs.delete(new org.apache.hadoop.fs.Path("/demo"), true);
