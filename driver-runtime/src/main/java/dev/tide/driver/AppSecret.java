@@ -1,9 +1,11 @@
 package dev.tide.driver;
 
-import java.io.File;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.SecureRandom;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -34,16 +36,28 @@ public final class AppSecret {
   /**
    * The secret from the container's token file ({@code HADOOP_TOKEN_FILE_LOCATION}), read
    * directly: an executor needs nothing else from Hadoop security, and logging in a
-   * {@link UserGroupInformation} (configuration, groups, JAAS) costs a starting JVM several
-   * hundred milliseconds. Falls back to the current user's credentials outside a container.
+   * {@link UserGroupInformation} first (configuration, groups, JAAS) only slows its start.
+   * Falls back to the current user's credentials outside a container.
    */
   public static byte[] fromContainerTokens() throws IOException {
     String tokenFile = System.getenv(UserGroupInformation.HADOOP_TOKEN_FILE_LOCATION);
     if (tokenFile == null || tokenFile.isEmpty()) {
       return fromCurrentUser();
     }
-    return require(Credentials.readTokenStorageFile(new File(tokenFile),
-        new Configuration(false)));
+    return fromTokenFile(Path.of(tokenFile));
+  }
+
+  /** The secret from a token file in Hadoop's token-storage format. */
+  public static byte[] fromTokenFile(Path tokenFile) throws IOException {
+    Credentials credentials = new Credentials();
+    try (DataInputStream in = new DataInputStream(new BufferedInputStream(
+        Files.newInputStream(tokenFile)))) {
+      credentials.readTokenStorageStream(in);
+    } catch (IOException e) {
+      throw new IOException("cannot read the container's token file " + tokenFile + ": " + e,
+          e);
+    }
+    return require(credentials);
   }
 
   private static byte[] require(Credentials credentials) throws IOException {

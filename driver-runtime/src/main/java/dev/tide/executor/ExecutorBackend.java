@@ -34,7 +34,7 @@ public final class ExecutorBackend implements AutoCloseable {
 
   private final Settings settings;
   private final RpcChannels rpc;
-  private final ShuffleClient shuffleClient;
+  private ShuffleClient shuffleClient; // guarded by this; made when first needed
   private final ExecutorService tasks;
   private final CompletableFuture<Integer> exitCode = new CompletableFuture<>();
   private volatile TaskRunner runner;
@@ -43,7 +43,6 @@ public final class ExecutorBackend implements AutoCloseable {
   public ExecutorBackend(Settings settings) {
     this.settings = settings;
     this.rpc = new RpcChannels("tide-executor-rpc");
-    this.shuffleClient = new ShuffleClient(settings.appId(), settings.secret());
     AtomicInteger n = new AtomicInteger();
     this.tasks = Executors.newFixedThreadPool(settings.cores(), r -> {
       Thread t = new Thread(r, "tide-task-" + n.incrementAndGet());
@@ -92,7 +91,8 @@ public final class ExecutorBackend implements AutoCloseable {
     @Override
     public void onMessage(Channel ch, RpcMessage message) {
       if (message instanceof RpcMessage.Registered m) {
-        runner = new TaskRunner(readConf(m.jobConf()), settings.appLocalDirs(), shuffleClient);
+        runner = new TaskRunner(readConf(m.jobConf()), settings.appLocalDirs(),
+            ExecutorBackend.this::shuffleClient);
         LOG.info("Executor {} registered with the driver at {}:{}", settings.executorId(),
             settings.driverHost(), settings.driverPort());
       } else if (message instanceof RpcMessage.LaunchTask m) {
@@ -135,10 +135,25 @@ public final class ExecutorBackend implements AutoCloseable {
     return conf;
   }
 
+  /**
+   * The shuffle client, made by the first reduce task rather than at start, so that an executor
+   * registers without setting up a second Netty client first.
+   */
+  private synchronized ShuffleClient shuffleClient() {
+    if (shuffleClient == null) {
+      shuffleClient = new ShuffleClient(settings.appId(), settings.secret());
+    }
+    return shuffleClient;
+  }
+
   @Override
   public void close() {
     tasks.shutdownNow();
-    shuffleClient.close();
+    synchronized (this) {
+      if (shuffleClient != null) {
+        shuffleClient.close();
+      }
+    }
     if (channel != null) {
       channel.close();
     }

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.slf4j.Logger;
@@ -37,9 +38,10 @@ final class TaskRunner {
 
   private final Configuration conf;
   private final List<Path> appLocalDirs;
-  private final ShuffleClient shuffleClient;
+  private final Supplier<ShuffleClient> shuffleClient;
 
-  TaskRunner(Configuration conf, List<Path> appLocalDirs, ShuffleClient shuffleClient) {
+  /** @param shuffleClient the executor's shuffle client, made when a reduce task first needs it */
+  TaskRunner(Configuration conf, List<Path> appLocalDirs, Supplier<ShuffleClient> shuffleClient) {
     this.conf = conf;
     this.appLocalDirs = appLocalDirs;
     this.shuffleClient = shuffleClient;
@@ -93,7 +95,7 @@ final class TaskRunner {
   private TaskOutcome runReduce(TaskDescription task, JobContext context) throws Exception {
     Reducer reducer = JobClasses.newInstance(task.taskClass(), Reducer.class, "reducer");
     reducer.configure(context);
-    ShuffleSegments segments = new ShuffleSegments(shuffleClient, task);
+    ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task);
     ReduceOutputFile output = new ReduceOutputFile(conf, task);
     reducer.reduce(task.index(), segments.records(), output::open);
     output.commit();

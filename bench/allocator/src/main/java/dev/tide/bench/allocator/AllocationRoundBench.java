@@ -56,6 +56,8 @@ import org.openjdk.jmh.annotations.State;
  *       again (the worst case of a small change for layered locality requests).
  *   <li>{@code unchangedHintsRound}: the steady state, same hints as the table was built for.
  *   <li>{@code placementOnly}: {@link LocalityPlacement#place} alone, for the cold input.
+ *   <li>{@code requestTableOnly}: the cold round's requests, built beforehand, added to an
+ *       empty AMRM request table (YARN's client bookkeeping alone).
  * </ul>
  */
 @State(Scope.Thread)
@@ -215,9 +217,47 @@ public class AllocationRoundBench {
     return table.round(this, hints);
   }
 
+  /**
+   * The cold round's own requests (as placement makes them, built beforehand) added to an empty
+   * AMRM request table: the part of a cold round that is YARN's client bookkeeping alone.
+   */
+  @State(Scope.Thread)
+  public static class ColdRequests {
+    List<ContainerRequest> requests;
+    AMRMClient<ContainerRequest> amrm;
+
+    @Setup(Level.Trial)
+    public void build(AllocationRoundBench b) {
+      requests = new java.util.ArrayList<>();
+      for (List<String> hosts : new LocalityPlacement(b.racks).place(new ContainerPlacement
+          .Input(b.target, b.target, TASKS_PER_EXECUTOR, b.tasks, b.hints, Map.of()))) {
+        if (hosts.isEmpty()) {
+          requests.add(new ContainerRequest(b.resource, null, null, b.priority, true));
+        } else {
+          String[] racks = hosts.stream().map(b.racks).distinct().toArray(String[]::new);
+          requests.add(new ContainerRequest(b.resource, hosts.toArray(new String[0]), racks,
+              b.priority, true));
+        }
+      }
+    }
+
+    @Setup(Level.Invocation)
+    public void emptyTable() {
+      amrm = AMRMClient.createAMRMClient();
+    }
+  }
+
+  @Benchmark
+  public AMRMClient<ContainerRequest> requestTableOnly(ColdRequests cold) {
+    for (ContainerRequest request : cold.requests) {
+      cold.amrm.addContainerRequest(request);
+    }
+    return cold.amrm;
+  }
+
   @Benchmark
   public List<List<String>> placementOnly() {
-    return new LocalityPlacement().place(new ContainerPlacement.Input(target, target,
+    return new LocalityPlacement(racks).place(new ContainerPlacement.Input(target, target,
         TASKS_PER_EXECUTOR, tasks, hints, Map.of()));
   }
 
