@@ -156,7 +156,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
       ctx.executor().execute(() -> resolved(ctx, request, resolved, refused, receivedNanos));
     } catch (RejectedExecutionException e) {
       if (resolved != null) {
-        resolved.closeAll(stats); // the event loop is shutting down
+        resolved.closeAll(); // the event loop is shutting down
       }
     }
   }
@@ -181,13 +181,13 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     FetchReply header = new FetchReply(request.requestId(), plan.blockLengths());
     long bytes = header.encodedLength() + plan.dataLength();
     if (!ctx.channel().isActive()) {
-      plan.closeAll(stats);
+      plan.closeAll();
       stats.fetchFailed();
       return;
     }
     String overLimit = admit(bytes);
     if (overLimit != null) {
-      plan.closeAll(stats);
+      plan.closeAll();
       stats.fetchFailed();
       busy(ctx, request.requestId(), overLimit);
       return;

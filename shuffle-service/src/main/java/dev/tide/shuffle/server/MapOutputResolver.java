@@ -32,22 +32,22 @@ final class MapOutputResolver {
   private final List<Path> localDirs;
   private final IndexCache indexCache;
   private final long maxReplyBytes;
-  private final ServerStats stats;
+  private final DataFiles dataFiles;
 
   MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes,
-      ServerStats stats) {
+      DataFiles dataFiles) {
     this.localDirs = List.copyOf(localDirs);
     this.indexCache = indexCache;
     this.maxReplyBytes = maxReplyBytes;
-    this.stats = stats;
+    this.dataFiles = dataFiles;
   }
 
   private record MapKey(int shuffleId, int mapId) {}
 
-  /** A located map output, or why it could not be used. */
-  private record MapOutput(Path dataFile, long[] offsets, String problem) {
+  /** A located map output (data file and its file key), or why it could not be used. */
+  private record MapOutput(Path dataFile, Object dataKey, long[] offsets, String problem) {
     static MapOutput missing(String problem) {
-      return new MapOutput(null, null, problem);
+      return new MapOutput(null, null, null, problem);
     }
   }
 
@@ -120,24 +120,22 @@ final class MapOutputResolver {
           j++;
         }
         if (end > start) {
-          FileChannel ch = open(app, first, out.dataFile());
-          regions.add(new FetchPlan.Region(ch, start, end - start));
+          regions.add(new FetchPlan.Region(open(app, first, out), start, end - start));
         }
         i = j;
       }
       return regions;
     } catch (FetchRefusedException e) {
-      new FetchPlan(new long[0], regions).closeAll(stats);
+      new FetchPlan(new long[0], regions).closeAll();
       throw e;
     }
   }
 
-  private FileChannel open(RegisteredApp app, BlockId b, Path data)
+  private DataFiles.Handle open(RegisteredApp app, BlockId b, MapOutput out)
       throws FetchRefusedException {
+    Path data = out.dataFile();
     try {
-      FileChannel ch = FileChannel.open(data, StandardOpenOption.READ);
-      stats.fileOpened();
-      return ch;
+      return dataFiles.acquire(app.appId(), data, out.dataKey());
     } catch (IOException e) {
       throw new FetchRefusedException(ErrorCode.NOT_FOUND, "cannot open map output " + data
           + " of application " + app.appId() + " for block " + describe(b) + ": " + e,
@@ -164,14 +162,15 @@ final class MapOutputResolver {
       Path data = ShuffleLayout.dataFile(appDir, key.shuffleId(), key.mapId());
       try {
         long[] offsets = offsets(app.appId(), key, index, attrs);
-        long dataSize = Files.size(data);
+        BasicFileAttributes dataAttrs = Files.readAttributes(data, BasicFileAttributes.class);
+        long dataSize = dataAttrs.size();
         long needed = offsets[offsets.length - 1];
         if (dataSize < needed) {
           indexCache.remove(new IndexCache.Key(app.appId(), key.shuffleId(), key.mapId()));
           return MapOutput.missing("data file " + data + " is truncated (" + dataSize
               + " of " + needed + " bytes)");
         }
-        return new MapOutput(data, offsets, null);
+        return new MapOutput(data, dataAttrs.fileKey(), offsets, null);
       } catch (NoSuchFileException e) {
         return MapOutput.missing("file " + e.getFile() + " is missing");
       } catch (IOException e) {

@@ -14,6 +14,7 @@ public final class ServerStats {
   private final AtomicInteger openConnections = new AtomicInteger();
   private final AtomicInteger activeFetches = new AtomicInteger();
   private final AtomicInteger openFiles = new AtomicInteger();
+  private final AtomicInteger idleOpenFiles = new AtomicInteger();
   private final LongAdder fetchesServed = new LongAdder();
   private final LongAdder fetchesFailed = new LongAdder();
   private final LongAdder bytesServed = new LongAdder();
@@ -102,12 +103,22 @@ public final class ServerStats {
     openFiles.decrementAndGet();
   }
 
+  void idleFileOpened() {
+    idleOpenFiles.incrementAndGet();
+  }
+
+  void idleFileClosed() {
+    idleOpenFiles.decrementAndGet();
+  }
+
   /** Connections open now (authenticated or not, refused ones excluded). */
   public int openConnections() { return openConnections.get(); }
   /** Fetch requests accepted and not yet answered. */
   public int activeFetches() { return activeFetches.get(); }
   /** Data files open for replies being sent. */
   public int openFiles() { return openFiles.get(); }
+  /** Data files kept open for later replies while no reply reads them. */
+  public int idleOpenFiles() { return idleOpenFiles.get(); }
   /** Fetch requests answered with data. */
   public long fetchesServed() { return fetchesServed.sum(); }
   /** Fetch requests accepted and then answered with an error (including BUSY). */

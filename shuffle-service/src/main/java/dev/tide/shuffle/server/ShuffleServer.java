@@ -47,6 +47,13 @@ public final class ShuffleServer implements AutoCloseable {
   private final ApplicationRegistry registry = new ApplicationRegistry();
   private final IndexCache indexCache;
   private final MapOutputResolver resolver;
+  /**
+   * Data files kept open between replies when no reply reads them (least recently used closed
+   * first): enough for a reducer wave over a thousand maps, well under a NodeManager's usual
+   * file-descriptor limit.
+   */
+  static final int IDLE_OPEN_FILES = 1024;
+  private final DataFiles dataFiles;
   private final AtomicLong inFlightBytes = new AtomicLong();
   private final ServerStats stats;
   private final PooledByteBufAllocator allocator;
@@ -66,8 +73,9 @@ public final class ShuffleServer implements AutoCloseable {
     this.config = config;
     this.stats = stats;
     this.indexCache = new IndexCache(config.indexCacheBytes());
+    this.dataFiles = new DataFiles(IDLE_OPEN_FILES, stats);
     this.resolver = new MapOutputResolver(config.localDirs(), indexCache, config.maxReplyBytes(),
-        stats);
+        dataFiles);
     // Our own pool, not Netty's shared default: a bounded number of direct arenas (heap buffers
     // unpooled), 8 KiB pages, 4 MiB chunks, small thread caches. Only headers, error replies
     // and partly received request frames live in it; data goes zero-copy from the files.
@@ -185,6 +193,7 @@ public final class ShuffleServer implements AutoCloseable {
   public void removeApplication(String appId) {
     registry.remove(appId);
     indexCache.removeApplication(appId);
+    dataFiles.forgetApplication(appId);
   }
 
   /** The registered applications (for persisting them across NodeManager restarts). */
@@ -215,6 +224,7 @@ public final class ShuffleServer implements AutoCloseable {
     if (diskExecutor != null) {
       diskExecutor.shutdownNow();
     }
+    dataFiles.closeIdle();
     bossGroup = null;
     workerGroup = null;
     diskExecutor = null;

@@ -22,7 +22,8 @@ import org.apache.hadoop.metrics2.lib.MutableRate;
  *
  * <p>Record {@code TideShuffle}, context {@code tide}:
  * <ul>
- *   <li>gauges: OpenConnections, ActiveFetches, OpenFiles, IndexCacheBytes, InFlightBytes,
+ *   <li>gauges: OpenConnections, ActiveFetches, OpenFiles, IdleOpenFiles, IndexCacheBytes,
+ *       InFlightBytes,
  *       DirectMemoryBytes, RegisteredApplications;
  *   <li>counters: FetchesServed, FetchesFailed, BlocksServed, BytesServed, AuthFailures,
  *       BusyReplies, ConnectionsRefused, IdleConnectionsClosed, InternalErrors;
@@ -92,6 +93,8 @@ final class ShuffleMetricsSource implements MetricsSource {
         .addGauge(m("ActiveFetches", "fetch requests accepted and not yet answered"),
             stats.activeFetches())
         .addGauge(m("OpenFiles", "data files open for replies being sent"), stats.openFiles())
+        .addGauge(m("IdleOpenFiles", "data files kept open for later replies"),
+            stats.idleOpenFiles())
         .addGauge(m("IndexCacheBytes", "bytes of index offsets cached"),
             s == null ? 0L : s.indexCacheBytes())
         .addGauge(m("InFlightBytes", "reply bytes written and not yet sent"),

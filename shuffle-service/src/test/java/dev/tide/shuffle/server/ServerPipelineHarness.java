@@ -64,7 +64,7 @@ final class ServerPipelineHarness {
     registry.register(APP, "alice", SECRET);
     registry.register(OTHER_APP, "bob", "other-secret".getBytes(StandardCharsets.UTF_8));
     resolver = new MapOutputResolver(config.localDirs(), new IndexCache(1 << 16),
-        config.maxReplyBytes(), stats);
+        config.maxReplyBytes(), new DataFiles(ShuffleServer.IDLE_OPEN_FILES, stats));
   }
 
   /** A new server-side connection, not yet authenticated, doing its disk work inline. */

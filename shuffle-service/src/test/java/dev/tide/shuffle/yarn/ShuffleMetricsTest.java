@@ -103,6 +103,7 @@ class ShuffleMetricsTest {
       assertEquals(1, after.get("OpenConnections"));
       assertEquals(0, after.get("ActiveFetches"));
       assertEquals(0, after.get("OpenFiles"));
+      assertTrue(after.get("IdleOpenFiles").intValue() >= 1, "served files kept open: " + after);
       assertTrue(after.get("IndexCacheBytes").longValue() > 0, "index cached");
       assertEquals(2L, after.get("FetchLatencyNumOps"));
       assertTrue(after.containsKey("FetchLatency1s99thPercentileLatencyMicros"), after.toString());
