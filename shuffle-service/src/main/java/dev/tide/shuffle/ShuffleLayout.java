@@ -42,7 +42,12 @@ public final class ShuffleLayout {
     if (appLocalDirs.isEmpty()) {
       throw new IllegalArgumentException("no application local dirs to choose from");
     }
-    return appLocalDirs.get(Math.floorMod(mix(shuffleId, mapId), appLocalDirs.size()));
+    return appLocalDirs.get(dirIndex(shuffleId, mapId, appLocalDirs.size()));
+  }
+
+  /** Which of {@code dirCount} application dirs {@link #chooseAppDir} picks for a map output. */
+  public static int dirIndex(int shuffleId, int mapId, int dirCount) {
+    return Math.floorMod(mix(shuffleId, mapId), dirCount);
   }
 
   /** The directory of one shuffle's map output. */

@@ -7,6 +7,8 @@ import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
+import dev.tide.shuffle.transport.FrameDecoder;
+import dev.tide.shuffle.transport.HandshakeCompletedEvent;
 import dev.tide.shuffle.transport.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -23,6 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Matches replies to outstanding requests of one client connection by request id. Requests
  * are registered from any thread ({@link #send}); replies, errors, idle timeouts and the close
  * complete them on the event loop. Once the connection is gone every outstanding request fails.
+ * When the handshake completes it swaps the connection's frame decoder for a
+ * {@link ReplyStreamDecoder}, which hands it each reply's blocks already copied out.
  */
 final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
   private final Map<Long, CompletableFuture<List<byte[]>>> pending = new ConcurrentHashMap<>();
@@ -53,10 +57,18 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof ReplyStreamDecoder.ReceivedReply reply) {
+      CompletableFuture<List<byte[]>> f = pending.remove(reply.header().requestId());
+      if (f != null) {
+        f.complete(reply.blocks());
+      }
+      return;
+    }
     ByteBuf body = (ByteBuf) msg;
     try {
       ShuffleMessage message = ShuffleMessages.decode(body);
       if (message instanceof FetchReply reply) {
+        // Only before the stream decoder took over (it turns replies into ReceivedReply).
         CompletableFuture<List<byte[]>> f = pending.remove(reply.requestId());
         if (f != null) {
           f.complete(copyBlocks(reply, body));
@@ -111,7 +123,15 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent && !pending.isEmpty()) {
+    if (evt instanceof HandshakeCompletedEvent) {
+      // From now on only replies arrive: read them block by block as they stream in.
+      FrameDecoder frames = ctx.pipeline().get(FrameDecoder.class);
+      if (frames != null) {
+        ctx.pipeline().replace(frames, "tide-replies",
+            new ReplyStreamDecoder(frames.maxFrameBytes()));
+      }
+      ctx.fireUserEventTriggered(evt);
+    } else if (evt instanceof IdleStateEvent && !pending.isEmpty()) {
       failAll(Reason.TIMEOUT, "no data from the server for the read timeout");
       ctx.close();
     } else {

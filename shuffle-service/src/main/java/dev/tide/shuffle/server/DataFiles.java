@@ -86,6 +86,22 @@ final class DataFiles {
     return raced;
   }
 
+  /**
+   * The size of the data file if it is open here (an {@code fstat} of the open file, no path
+   * lookup), or -1 if it is not open.
+   */
+  long sizeIfOpen(String appId, Path path, Object fileKey) throws IOException {
+    Handle h = reuse(new Key(appId, path, fileKey)); // held so it is not closed meanwhile
+    if (h == null) {
+      return -1;
+    }
+    try {
+      return h.channel.size();
+    } finally {
+      h.release();
+    }
+  }
+
   /** Takes a reference to the already open file of {@code key}, or null. */
   private synchronized Handle reuse(Key key) {
     Handle h = files.get(key);

@@ -1,5 +1,6 @@
 package dev.tide.shuffle.server;
 
+import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,10 +14,17 @@ import java.util.Map;
 final class IndexCache {
   record Key(String appId, int shuffleId, int mapId) {}
 
-  /** Offsets read from one index file, with the identity of that file. */
-  record Entry(Object fileKey, long size, long modifiedMillis, long[] offsets) {
+  /**
+   * Offsets read from one index file, with the identity of that file, and the data file that
+   * was checked complete against them. The index is the commit marker of a map output: while the
+   * same index file is in place its data file is the one checked here, so the data file is not
+   * looked up again.
+   */
+  record Entry(Object fileKey, long size, long modifiedMillis, long[] offsets, Path dataFile,
+      Object dataFileKey) {
+    /** Bytes charged to the cache: the offsets plus a fixed allowance for the entry's objects. */
     long weight() {
-      return 64L + 8L * offsets.length;
+      return ENTRY_OVERHEAD_BYTES + 8L * offsets.length;
     }
 
     boolean sameFile(Object otherKey, long otherSize, long otherModified) {
@@ -24,6 +32,9 @@ final class IndexCache {
           && (fileKey == null ? otherKey == null : fileKey.equals(otherKey));
     }
   }
+
+  /** Charged per entry besides its offsets: key, entry, array header, paths shared with others. */
+  static final long ENTRY_OVERHEAD_BYTES = 128;
 
   private final long maxBytes;
   private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);

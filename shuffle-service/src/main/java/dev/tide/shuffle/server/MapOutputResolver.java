@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a fetch request into a {@link FetchPlan}: finds each map output by probing every
@@ -33,6 +34,7 @@ final class MapOutputResolver {
   private final IndexCache indexCache;
   private final long maxReplyBytes;
   private final DataFiles dataFiles;
+  private final Map<String, List<Path>> appDirs = new ConcurrentHashMap<>();
 
   MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes,
       DataFiles dataFiles) {
@@ -148,8 +150,12 @@ final class MapOutputResolver {
   }
 
   private MapOutput locate(RegisteredApp app, MapKey key) {
-    for (Path localDir : localDirs) {
-      Path appDir = ShuffleLayout.appLocalDir(localDir, app.user(), app.appId());
+    List<Path> appDirs = appDirs(app);
+    // The writer places a map output in one of the application's dirs by (shuffle, map): look
+    // there first, then in the others (a NodeManager may list its dirs in another order).
+    int chosen = ShuffleLayout.dirIndex(key.shuffleId(), key.mapId(), appDirs.size());
+    for (int i = 0; i < appDirs.size(); i++) {
+      Path appDir = appDirs.get((chosen + i) % appDirs.size());
       Path index = ShuffleLayout.indexFile(appDir, key.shuffleId(), key.mapId());
       BasicFileAttributes attrs;
       try {
@@ -159,18 +165,26 @@ final class MapOutputResolver {
       } catch (IOException e) {
         return MapOutput.missing("cannot read " + index + ": " + e);
       }
-      Path data = ShuffleLayout.dataFile(appDir, key.shuffleId(), key.mapId());
+      IndexCache.Key cacheKey = new IndexCache.Key(app.appId(), key.shuffleId(), key.mapId());
+      long modified = attrs.lastModifiedTime().toMillis();
+      IndexCache.Entry cached = indexCache.get(cacheKey, attrs.fileKey(), attrs.size(), modified);
       try {
-        long[] offsets = offsets(app.appId(), key, index, attrs);
-        BasicFileAttributes dataAttrs = Files.readAttributes(data, BasicFileAttributes.class);
-        long dataSize = dataAttrs.size();
-        long needed = offsets[offsets.length - 1];
-        if (dataSize < needed) {
-          indexCache.remove(new IndexCache.Key(app.appId(), key.shuffleId(), key.mapId()));
-          return MapOutput.missing("data file " + data + " is truncated (" + dataSize
-              + " of " + needed + " bytes)");
+        if (cached != null) {
+          // Same index, so same data file: its size from the open file if it is still open
+          // (an fstat, no path lookup), else from the file system.
+          long size = dataFiles.sizeIfOpen(app.appId(), cached.dataFile(), cached.dataFileKey());
+          if (size < 0) {
+            size = Files.size(cached.dataFile());
+          }
+          return checkedComplete(cached.dataFile(), cached.dataFileKey(), cached.offsets(), size,
+              cacheKey);
         }
-        return new MapOutput(data, dataAttrs.fileKey(), offsets, null);
+        Path data = ShuffleLayout.dataFile(appDir, key.shuffleId(), key.mapId());
+        long[] offsets = readIndex(index, attrs.size());
+        BasicFileAttributes dataAttrs = Files.readAttributes(data, BasicFileAttributes.class);
+        indexCache.put(cacheKey, new IndexCache.Entry(attrs.fileKey(), attrs.size(), modified,
+            offsets, data, dataAttrs.fileKey()));
+        return checkedComplete(data, dataAttrs.fileKey(), offsets, dataAttrs.size(), cacheKey);
       } catch (NoSuchFileException e) {
         return MapOutput.missing("file " + e.getFile() + " is missing");
       } catch (IOException e) {
@@ -180,17 +194,34 @@ final class MapOutputResolver {
     return MapOutput.missing("no index file in any of " + localDirs.size() + " local dirs");
   }
 
-  private long[] offsets(String appId, MapKey key, Path index, BasicFileAttributes attrs)
-      throws IOException {
-    IndexCache.Key cacheKey = new IndexCache.Key(appId, key.shuffleId(), key.mapId());
-    long modified = attrs.lastModifiedTime().toMillis();
-    IndexCache.Entry cached = indexCache.get(cacheKey, attrs.fileKey(), attrs.size(), modified);
-    if (cached != null) {
-      return cached.offsets();
+  private MapOutput checkedComplete(Path data, Object dataKey, long[] offsets, long dataSize,
+      IndexCache.Key cacheKey) {
+    long needed = offsets[offsets.length - 1];
+    if (dataSize < needed) {
+      indexCache.remove(cacheKey);
+      return MapOutput.missing("data file " + data + " is truncated (" + dataSize + " of "
+          + needed + " bytes)");
     }
-    long[] offsets = readIndex(index, attrs.size());
-    indexCache.put(cacheKey, new IndexCache.Entry(attrs.fileKey(), attrs.size(), modified, offsets));
-    return offsets;
+    return new MapOutput(data, dataKey, offsets, null);
+  }
+
+  /** The application's dir under each local dir, built once per application. */
+  private List<Path> appDirs(RegisteredApp app) {
+    List<Path> dirs = appDirs.get(app.appId());
+    if (dirs == null) {
+      List<Path> built = new ArrayList<>(localDirs.size());
+      for (Path localDir : localDirs) {
+        built.add(ShuffleLayout.appLocalDir(localDir, app.user(), app.appId()));
+      }
+      dirs = List.copyOf(built);
+      appDirs.put(app.appId(), dirs);
+    }
+    return dirs;
+  }
+
+  /** Forgets what was derived for an application that stopped. */
+  void forgetApplication(String appId) {
+    appDirs.remove(appId);
   }
 
   private static long[] readIndex(Path index, long size) throws IOException {

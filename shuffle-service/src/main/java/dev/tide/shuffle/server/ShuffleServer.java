@@ -193,6 +193,7 @@ public final class ShuffleServer implements AutoCloseable {
   public void removeApplication(String appId) {
     registry.remove(appId);
     indexCache.removeApplication(appId);
+    resolver.forgetApplication(appId);
     dataFiles.forgetApplication(appId);
   }
 

@@ -36,6 +36,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     this.maxFrameBytes = maxFrameBytes;
   }
 
+  /** The largest frame body this decoder accepts. */
+  public int maxFrameBytes() {
+    return maxFrameBytes;
+  }
+
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     if (corrupted) {

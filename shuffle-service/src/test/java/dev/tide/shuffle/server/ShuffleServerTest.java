@@ -195,12 +195,27 @@ class ShuffleServerTest {
       try (FileChannel ch = FileChannel.open(data0, StandardOpenOption.WRITE)) {
         ch.truncate(150);
       }
+      // Map 1's output is lost: its index (the commit marker) and data are gone.
+      Files.delete(ShuffleLayout.indexFile(ShuffleLayout.chooseAppDir(appDirs, 3, 1), 3, 1));
       Files.delete(ShuffleLayout.dataFile(ShuffleLayout.chooseAppDir(appDirs, 3, 1), 3, 1));
       ShuffleFetchException e = assertThrows(ShuffleFetchException.class,
           () -> fetch(client, List.of(BlockId.of(3, 0, 0), BlockId.of(3, 1, 0))));
       assertEquals(Reason.NOT_FOUND, e.reason());
       assertEquals(List.of(BlockId.of(3, 0, 0), BlockId.of(3, 1, 0)), e.blocks());
       assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+    }
+  }
+
+  @Test
+  void dataFileUnlinkedUnderACommittedIndexIsStillServedFromTheOpenFile() throws Exception {
+    Path appDir = ShuffleLayout.chooseAppDir(appDirs, 5, 0);
+    MapOutputs.write(appDir, 5, 0, new int[] {10, 20}, 1);
+    try (ShuffleClient client = new ShuffleClient(APP, SECRET)) {
+      byte[] first = fetch(client, List.of(BlockId.of(5, 0, 1))).get(0);
+      Files.delete(ShuffleLayout.dataFile(appDir, 5, 0));
+      // The server keeps the committed data file open: the bytes it serves are still there.
+      assertArrayEquals(first, fetch(client, List.of(BlockId.of(5, 0, 1))).get(0));
+      assertArrayEquals(MapOutputs.expected(5, 0, new int[] {10, 20}, 1, 2), first);
     }
   }
 
