@@ -41,6 +41,10 @@ final class DataFiles {
       return channel;
     }
 
+    Path path() {
+      return key.path();
+    }
+
     /** Gives back one reference; the last one of a forgotten file closes it. */
     void release() {
       DataFiles.this.release(this);

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves FETCH_REQUESTs on one authenticated connection. Checks on the event loop that the
  * request names the connection's application and that it is still registered, resolves the
- * files on a disk thread, then back on the event loop admits the reply against the in-flight
- * limits and writes the reply header and the data as {@link CountedFileRegion}s (zero-copy) in
- * one go, so replies never interleave. Every problem with a request is answered with an ERROR
+ * files on a disk thread (where short ranges are also read into memory, see
+ * {@link ShortRangeCopier}), then back on the event loop admits the reply against the in-flight
+ * limits and writes the reply header and the data as {@link CountedFileRegion}s (zero-copy) and
+ * copied buffers in one go, so replies never interleave. Every problem with a request is answered with an ERROR
  * reply; the server at a limit answers BUSY with a retry-after. Only a frame stream that cannot
  * be resynchronized, an idle connection or an I/O failure closes the connection.
  *
@@ -47,6 +48,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
 
   private final ApplicationRegistry registry;
   private final MapOutputResolver resolver;
+  private final ShortRangeCopier copier;
   private final Executor diskExecutor;
   private final AtomicLong serverInFlightBytes;
   private final ShuffleServerConfig config;
@@ -57,10 +59,11 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   private int waitingForDisk;
 
   FetchRequestHandler(ApplicationRegistry registry, MapOutputResolver resolver,
-      Executor diskExecutor, AtomicLong serverInFlightBytes, ShuffleServerConfig config,
+      ShortRangeCopier copier, Executor diskExecutor, AtomicLong serverInFlightBytes, ShuffleServerConfig config,
       ServerStats stats, LongSupplier directMemoryInUse) {
     this.registry = registry;
     this.resolver = resolver;
+    this.copier = copier;
     this.diskExecutor = diskExecutor;
     this.serverInFlightBytes = serverInFlightBytes;
     this.config = config;
@@ -137,7 +140,8 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     ErrorReply error = null;
     if (ctx.channel().isActive()) {
       try {
-        plan = resolver.plan(app, request.blocks());
+        plan = copier.copyShortRanges(resolver.plan(app, request.blocks()),
+            ctx.alloc(), app.appId());
       } catch (FetchRefusedException e) {
         LOG.info("fetch {} from {} refused ({}): {}", request.requestId(),
             ctx.channel().remoteAddress(), e.code(), e.getMessage());
@@ -193,9 +197,15 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ChannelFuture last = ctx.write(header.headerFrame(ctx.alloc()));
-    for (FetchPlan.Region r : plan.regions()) {
-      // The region now owns the file channel and closes it when released.
-      last = ctx.write(new CountedFileRegion(r.file(), r.position(), r.count(), stats));
+    for (FetchPlan.Part part : plan.parts()) {
+      if (part instanceof FetchPlan.FileRange r) {
+        // The region now holds the file's reference and gives it back when released.
+        last = ctx.write(new CountedFileRegion(r.file(), r.position(), r.count(), stats));
+      } else {
+        FetchPlan.Copied c = (FetchPlan.Copied) part;
+        last = ctx.write(c.bytes()); // Netty releases the buffer once written
+        last.addListener(f -> c.sent());
+      }
       last.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
     last.addListener(f -> {
@@ -211,7 +221,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     ctx.flush();
     if (LOG.isDebugEnabled()) {
       LOG.debug("fetch {} of {}: {} blocks, {} bytes in {} regions to {}", request.requestId(),
-          request.appId(), request.blocks().size(), plan.dataLength(), plan.regions().size(),
+          request.appId(), request.blocks().size(), plan.dataLength(), plan.parts().size(),
           ctx.channel().remoteAddress());
     }
   }

@@ -105,9 +105,9 @@ final class MapOutputResolver {
     }
   }
 
-  private List<FetchPlan.Region> openRegions(RegisteredApp app, List<BlockId> blocks,
+  private List<FetchPlan.Part> openRegions(RegisteredApp app, List<BlockId> blocks,
       Map<MapKey, MapOutput> outputs) throws FetchRefusedException {
-    List<FetchPlan.Region> regions = new ArrayList<>();
+    List<FetchPlan.Part> regions = new ArrayList<>();
     try {
       int i = 0;
       while (i < blocks.size()) {
@@ -122,7 +122,7 @@ final class MapOutputResolver {
           j++;
         }
         if (end > start) {
-          regions.add(new FetchPlan.Region(open(app, first, out), start, end - start));
+          regions.add(new FetchPlan.FileRange(open(app, first, out), start, end - start));
         }
         i = j;
       }

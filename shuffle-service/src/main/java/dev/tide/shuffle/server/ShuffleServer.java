@@ -54,6 +54,7 @@ public final class ShuffleServer implements AutoCloseable {
    */
   static final int IDLE_OPEN_FILES = 1024;
   private final DataFiles dataFiles;
+  private final ShortRangeCopier copier;
   private final AtomicLong inFlightBytes = new AtomicLong();
   private final ServerStats stats;
   private final PooledByteBufAllocator allocator;
@@ -74,6 +75,7 @@ public final class ShuffleServer implements AutoCloseable {
     this.stats = stats;
     this.indexCache = new IndexCache(config.indexCacheBytes());
     this.dataFiles = new DataFiles(IDLE_OPEN_FILES, stats);
+    this.copier = new ShortRangeCopier(config.copyBelowBytes(), config.maxCopiedBytes());
     this.resolver = new MapOutputResolver(config.localDirs(), indexCache, config.maxReplyBytes(),
         dataFiles);
     // Our own pool, not Netty's shared default: a bounded number of direct arenas (heap buffers
@@ -129,7 +131,7 @@ public final class ShuffleServer implements AutoCloseable {
                 config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             SecureChannels.initServer(ch, registry, config.maxRequestFrameBytes(),
                 config.handshakeTimeout(), new FetchRequestHandler(registry, resolver,
-                    diskExecutor, inFlightBytes, config, stats,
+                    copier, diskExecutor, inFlightBytes, config, stats,
                     ShuffleServer.this::directMemoryInUse));
           }
         });

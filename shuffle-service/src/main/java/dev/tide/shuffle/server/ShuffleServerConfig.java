@@ -32,13 +32,19 @@ import java.util.List;
  * @param busyRetryAfter the retry-after sent with every BUSY answer
  * @param handshakeTimeout time a connection has to authenticate
  * @param useEpoll use the native epoll transport when available (NIO otherwise)
+ * @param copyBelowBytes file ranges shorter than this are read into memory on a disk thread and
+ *     sent from there with the reply's other short ranges in one write, instead of one
+ *     {@code sendfile} each (for small blocks the system call costs more than the copy); 0 sends
+ *     every range zero-copy
+ * @param maxCopiedBytes bytes of such copies held at once over the server; past it, ranges go
+ *     zero-copy whatever their size (so copies never take memory beyond this)
  */
 public record ShuffleServerConfig(String bindHost, int port, List<Path> localDirs, int ioThreads,
     int diskThreads, int diskQueueCapacity, int maxRequestFrameBytes, long maxReplyBytes,
     int maxBlocksPerRequest, long indexCacheBytes, long maxInFlightBytes,
     long maxInFlightBytesPerConnection, int maxConnections, long maxDirectMemoryBytes,
     int directArenas, Duration idleTimeout, Duration busyRetryAfter, Duration handshakeTimeout,
-    boolean useEpoll) {
+    boolean useEpoll, int copyBelowBytes, long maxCopiedBytes) {
 
   public ShuffleServerConfig {
     localDirs = List.copyOf(localDirs);
@@ -62,6 +68,9 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     require(busyRetryAfter != null && !busyRetryAfter.isNegative()
         && busyRetryAfter.toMillis() <= Integer.MAX_VALUE, "busyRetryAfter", busyRetryAfter);
     requirePositive(handshakeTimeout, "handshakeTimeout");
+    require(copyBelowBytes >= 0 && copyBelowBytes <= (1 << 20), "copyBelowBytes",
+        copyBelowBytes);
+    require(maxCopiedBytes >= 0, "maxCopiedBytes", maxCopiedBytes);
   }
 
   private static void requirePositive(Duration d, String name) {
@@ -99,6 +108,8 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     private Duration busyRetryAfter = Duration.ofSeconds(1);
     private Duration handshakeTimeout = Duration.ofSeconds(10);
     private boolean useEpoll;
+    private int copyBelowBytes = 32 << 10;
+    private long maxCopiedBytes = 32L << 20;
 
     public Builder bindHost(String v) { bindHost = v; return this; }
     public Builder port(int v) { port = v; return this; }
@@ -122,13 +133,15 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     public Builder busyRetryAfter(Duration v) { busyRetryAfter = v; return this; }
     public Builder handshakeTimeout(Duration v) { handshakeTimeout = v; return this; }
     public Builder useEpoll(boolean v) { useEpoll = v; return this; }
+    public Builder copyBelowBytes(int v) { copyBelowBytes = v; return this; }
+    public Builder maxCopiedBytes(long v) { maxCopiedBytes = v; return this; }
 
     public ShuffleServerConfig build() {
       return new ShuffleServerConfig(bindHost, port, localDirs, ioThreads, diskThreads,
           diskQueueCapacity, maxRequestFrameBytes, maxReplyBytes, maxBlocksPerRequest,
           indexCacheBytes, maxInFlightBytes, maxInFlightBytesPerConnection, maxConnections,
           maxDirectMemoryBytes, directArenas, idleTimeout, busyRetryAfter, handshakeTimeout,
-          useEpoll);
+          useEpoll, copyBelowBytes, maxCopiedBytes);
     }
   }
 }

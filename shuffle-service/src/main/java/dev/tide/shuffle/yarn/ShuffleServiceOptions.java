@@ -74,6 +74,12 @@ public final class ShuffleServiceOptions {
       Long.MAX_VALUE);
   public static final Option EPOLL = new Option("tide.shuffle.epoll.enabled", "false",
       "use the native epoll transport when available");
+  public static final Option COPY_BELOW_BYTES = new Option("tide.shuffle.copyBelow.bytes",
+      "32768", "file ranges shorter than this are read into memory and sent together in one"
+      + " write instead of one zero-copy sendfile each (0: every range zero-copy)", 0, 1 << 20);
+  public static final Option MAX_COPIED_BYTES = new Option("tide.shuffle.maxCopied.bytes",
+      "33554432", "bytes of such copies held at once; past it ranges go zero-copy", 0,
+      Long.MAX_VALUE);
   public static final Option METRICS_QUANTILE_INTERVAL_SEC = new Option(
       "tide.shuffle.metrics.quantileInterval.sec", "60",
       "window of the fetch latency percentiles published in the metrics", 1, 86400);
@@ -85,7 +91,8 @@ public final class ShuffleServiceOptions {
       DISK_THREADS, DISK_QUEUE, INDEX_CACHE_BYTES, MAX_IN_FLIGHT_BYTES,
       MAX_IN_FLIGHT_PER_CONNECTION_BYTES, MAX_REPLY_BYTES, MAX_REQUEST_FRAME_BYTES, MAX_BLOCKS,
       MAX_CONNECTIONS, MAX_DIRECT_MEMORY_BYTES, DIRECT_ARENAS, IDLE_TIMEOUT_MS,
-      BUSY_RETRY_AFTER_MS, HANDSHAKE_TIMEOUT_MS, EPOLL, METRICS_QUANTILE_INTERVAL_SEC);
+      BUSY_RETRY_AFTER_MS, HANDSHAKE_TIMEOUT_MS, EPOLL, COPY_BELOW_BYTES, MAX_COPIED_BYTES,
+      METRICS_QUANTILE_INTERVAL_SEC);
 
   private ShuffleServiceOptions() {}
 
@@ -138,6 +145,8 @@ public final class ShuffleServiceOptions {
         .busyRetryAfter(Duration.ofMillis(longValue(conf, BUSY_RETRY_AFTER_MS)))
         .handshakeTimeout(Duration.ofMillis(longValue(conf, HANDSHAKE_TIMEOUT_MS)))
         .useEpoll(booleanValue(conf, EPOLL))
+        .copyBelowBytes(intValue(conf, COPY_BELOW_BYTES))
+        .maxCopiedBytes(longValue(conf, MAX_COPIED_BYTES))
         .build();
   }
 

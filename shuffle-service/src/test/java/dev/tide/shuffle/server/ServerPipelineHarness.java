@@ -45,6 +45,7 @@ final class ServerPipelineHarness {
   private final ApplicationRegistry registry = new ApplicationRegistry();
   private final ShuffleServerConfig config;
   private final MapOutputResolver resolver;
+  private final ShortRangeCopier copier;
 
   ServerPipelineHarness() {
     try {
@@ -63,6 +64,7 @@ final class ServerPipelineHarness {
     }
     registry.register(APP, "alice", SECRET);
     registry.register(OTHER_APP, "bob", "other-secret".getBytes(StandardCharsets.UTF_8));
+    copier = new ShortRangeCopier(config.copyBelowBytes(), config.maxCopiedBytes());
     resolver = new MapOutputResolver(config.localDirs(), new IndexCache(1 << 16),
         config.maxReplyBytes(), new DataFiles(ShuffleServer.IDLE_OPEN_FILES, stats));
   }
@@ -77,8 +79,8 @@ final class ServerPipelineHarness {
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.config().setAllocator(alloc);
     SecureChannels.initServer(ch, registry, MAX_FRAME_BYTES, Duration.ofSeconds(10),
-        new FetchRequestHandler(registry, resolver, diskExecutor, inFlight, config, stats,
-            () -> 0L));
+        new FetchRequestHandler(registry, resolver, copier, diskExecutor, inFlight, config,
+            stats, () -> 0L));
     return ch;
   }
 
@@ -113,8 +115,9 @@ final class ServerPipelineHarness {
 
   /**
    * Takes everything the server wrote, checks each frame is well-formed (a FETCH_REPLY header
-   * is followed by file regions of exactly the announced data), releases it, and returns the
-   * decoded shuffle messages (handshake frames are checked for a sane length only).
+   * is followed by file regions and copied buffers of exactly the announced data), releases
+   * it, and returns the decoded shuffle messages (handshake frames are checked for a sane
+   * length only).
    */
   List<ShuffleMessage> drainReplies(EmbeddedChannel server) {
     List<ShuffleMessage> replies = new ArrayList<>();
@@ -125,6 +128,14 @@ final class ServerPipelineHarness {
           dataOwed -= region.count();
           if (dataOwed < 0) {
             throw new AssertionError("file region past the announced reply data");
+          }
+          continue;
+        }
+        if (dataOwed > 0) {
+          // Short ranges are sent from memory: a buffer of reply data, not a frame.
+          dataOwed -= ((ByteBuf) out).readableBytes();
+          if (dataOwed < 0) {
+            throw new AssertionError("copied data past the announced reply data");
           }
           continue;
         }

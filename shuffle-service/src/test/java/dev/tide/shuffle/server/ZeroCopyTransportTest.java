@@ -58,10 +58,43 @@ class ZeroCopyTransportTest {
     System.out.println("zero-copy fetch verified through: " + ran);
   }
 
+  @Test
+  void shortRangesAreSentFromMemoryLongOnesZeroCopy() throws Exception {
+    Path appDir = ShuffleLayout.appLocalDir(nm, "alice", APP);
+    int[][] lengths = {{100, 40_000, 5, 1 << 20}, {7, 0, 32_767, 32_768}};
+    for (int m = 0; m < lengths.length; m++) {
+      MapOutputs.write(List.of(appDir), 1, m, lengths[m]);
+    }
+    // Interleaved maps, so no two ranges are adjacent in one file and nothing coalesces.
+    List<BlockId> blocks = new ArrayList<>();
+    for (int r = 0; r < 4; r++) {
+      blocks.add(BlockId.of(1, 0, r));
+      blocks.add(BlockId.of(1, 1, r));
+    }
+    try (ShuffleServer server = new ShuffleServer(ShuffleServerConfig.builder()
+        .bindHost("127.0.0.1").port(0).localDirs(List.of(nm)).copyBelowBytes(32_768).build())) {
+      server.start();
+      server.registerApplication(APP, "alice", ShuffleServerTest.SECRET);
+      try (ShuffleClient client = new ShuffleClient(APP, ShuffleServerTest.SECRET)) {
+        List<byte[]> data = client.fetch("127.0.0.1", server.port(), blocks);
+        for (int i = 0; i < blocks.size(); i++) {
+          BlockId b = blocks.get(i);
+          assertArrayEquals(MapOutputs.expected(1, b.mapId(), lengths[b.mapId()],
+              b.reduceStart(), b.reduceEnd()), data.get(i), "block " + b);
+        }
+        Poll.until(Duration.ofSeconds(5), "every region to be released",
+            () -> server.stats().openFiles() == 0);
+        assertEquals(40_000L + (1 << 20) + 32_768, server.stats().zeroCopyBytes(),
+            "only ranges of 32 KiB or more go through file regions");
+      }
+    }
+  }
+
   private List<byte[]> fetchThrough(boolean epoll, String expectedTransport, List<BlockId> blocks)
       throws Exception {
     try (ShuffleServer server = new ShuffleServer(ShuffleServerConfig.builder()
-        .bindHost("127.0.0.1").port(0).localDirs(List.of(nm)).useEpoll(epoll).build())) {
+        .bindHost("127.0.0.1").port(0).localDirs(List.of(nm)).useEpoll(epoll)
+        .copyBelowBytes(0).build())) {
       server.start();
       assertEquals(expectedTransport, server.transport());
       server.registerApplication(APP, "alice", ShuffleServerTest.SECRET);
