@@ -53,7 +53,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * every map output on that service and reruns those maps. The BUSY and connect counts are
  * separate, so a fetch ends after a bounded number of attempts either way.
  *
- * <p>The waits happen on the calling thread, through the {@link Pause} given at construction.
+ * <p>The waits happen on the calling thread (tests can replace how it waits).
  */
 public final class ShuffleClient implements AutoCloseable {
   private static final AttributeKey<Future<Void>> HANDSHAKE =
