@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,6 +43,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * server's retry-after and an exponential backoff (100 ms doubling), capped at
  * {@link ShuffleClientConfig#maxBusyBackoff()} plus up to 20 % jitter, and tries again, at most
  * {@link ShuffleClientConfig#busyRetries()} times; then it fails with BUSY.
+ *
+ * <p>Connect failures: a fetch whose connection is refused, cannot be made within the connect
+ * timeout, or is closed during the handshake or the request is tried again on a new connection
+ * (fetches are idempotent) after {@link ShuffleClientConfig#connectBackoff()} (200 ms), doubling
+ * for each further retry, capped and jittered as for BUSY, at most
+ * {@link ShuffleClientConfig#connectRetries()} (3) times. Then it fails with CONNECT and a
+ * message naming the number of attempts and host:port; the driver treats that as the loss of
+ * every map output on that service and reruns those maps. The BUSY and connect counts are
+ * separate, so a fetch ends after a bounded number of attempts either way.
+ *
+ * <p>The waits happen on the calling thread (tests can replace how it waits).
  */
 public final class ShuffleClient implements AutoCloseable {
   private static final AttributeKey<Future<Void>> HANDSHAKE =
@@ -54,19 +66,31 @@ public final class ShuffleClient implements AutoCloseable {
   private final Bootstrap bootstrap;
   private final Map<String, CompletableFuture<Channel>> connections = new ConcurrentHashMap<>();
   private final AtomicLong nextRequestId = new AtomicLong(1);
+  private final Pause pause;
   private volatile boolean closed;
+
+  /** How the calling thread waits before a retry; tests can watch or shorten the waits. */
+  @FunctionalInterface
+  interface Pause {
+    void pause(long millis) throws InterruptedException;
+  }
 
   public ShuffleClient(String appId, byte[] secret) {
     this(appId, secret, ShuffleClientConfig.DEFAULTS);
   }
 
   public ShuffleClient(String appId, byte[] secret, ShuffleClientConfig config) {
+    this(appId, secret, config, Thread::sleep);
+  }
+
+  ShuffleClient(String appId, byte[] secret, ShuffleClientConfig config, Pause pause) {
     if (appId == null || appId.isEmpty() || secret == null || secret.length == 0) {
       throw new IllegalArgumentException("a shuffle client needs an application id and a secret");
     }
     this.appId = appId;
     this.secret = secret.clone();
     this.config = config;
+    this.pause = pause;
     this.group = new NioEventLoopGroup(config.ioThreads(),
         new DefaultThreadFactory("tide-shuffle-client", true));
     this.bootstrap = new Bootstrap()
@@ -102,39 +126,74 @@ public final class ShuffleClient implements AutoCloseable {
     if (blocks.isEmpty()) {
       return List.of();
     }
-    for (int attempt = 0; ; attempt++) {
+    int busyRetried = 0;
+    int connectFailures = 0;
+    long waitedMillis = 0;
+    while (true) {
+      long wait;
       try {
         return fetchOnce(host, port, blocks);
       } catch (ShuffleFetchException e) {
-        if (e.reason() != Reason.BUSY || closed) {
+        if (closed) {
           throw e;
         }
-        if (attempt >= config.busyRetries()) {
-          if (attempt == 0) {
-            throw e;
+        if (e.reason() == Reason.BUSY) {
+          if (busyRetried >= config.busyRetries()) {
+            throw busyRetried == 0 ? e : new ShuffleFetchException(host, port, blocks,
+                Reason.BUSY, "still busy after " + busyRetried + " retries: " + busyDetail(e),
+                e.getCause());
           }
-          String why = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-          throw new ShuffleFetchException(host, port, blocks, Reason.BUSY,
-              "still busy after " + attempt + " retries: " + why, e.getCause());
+          wait = busyBackoffMillis(busyRetried++, busyRetryAfter(e));
+        } else if (e.reason() == Reason.CONNECT) {
+          connectFailures++;
+          if (connectFailures > config.connectRetries()) {
+            throw new ShuffleFetchException(host, port, blocks, Reason.CONNECT,
+                "gave up after " + connectFailures + (connectFailures == 1 ? " attempt" : " attempts")
+                    + " (" + waitedMillis + " ms of backoff between them); last: " + e.detail(),
+                e.getCause());
+          }
+          wait = connectBackoffMillis(connectFailures - 1);
+        } else {
+          throw e;
         }
-        long wait = busyBackoffMillis(attempt, busyRetryAfter(e));
-        try {
-          Thread.sleep(wait);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw new ShuffleFetchException(host, port, blocks, Reason.TIMEOUT,
-              "interrupted while backing off from a busy server", ie);
-        }
+      }
+      try {
+        pause.pause(wait);
+        waitedMillis += wait;
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new ShuffleFetchException(host, port, blocks, Reason.TIMEOUT,
+            "interrupted while backing off before retrying", ie);
       }
     }
   }
 
-  /** The wait before retry number {@code attempt + 1}: see the class comment. */
+  /** The wait before BUSY retry number {@code attempt + 1}: see the class comment. */
   long busyBackoffMillis(int attempt, int retryAfterMillis) {
-    long exponential = 100L << Math.min(attempt, 16);
+    return backoffMillis(100, attempt, retryAfterMillis);
+  }
+
+  /** The wait before connect retry number {@code attempt + 1}: see the class comment. */
+  long connectBackoffMillis(int attempt) {
+    return backoffMillis(config.connectBackoff().toMillis(), attempt, 0);
+  }
+
+  /**
+   * {@code max(first * 2^attempt, retryAfterMillis)}, capped at
+   * {@link ShuffleClientConfig#maxBusyBackoff()}, plus up to 20 % random jitter so clients
+   * refused together do not come back together.
+   */
+  private long backoffMillis(long firstMillis, int attempt, int retryAfterMillis) {
+    int doublings = Math.min(attempt, 16);
+    long exponential = firstMillis > (Long.MAX_VALUE >> doublings)
+        ? Long.MAX_VALUE : firstMillis << doublings;
     long base = Math.min(Math.max(exponential, retryAfterMillis),
         config.maxBusyBackoff().toMillis());
-    return base + java.util.concurrent.ThreadLocalRandom.current().nextLong(base / 5 + 1);
+    return base + ThreadLocalRandom.current().nextLong(base / 5 + 1);
+  }
+
+  private static String busyDetail(ShuffleFetchException e) {
+    return e.getCause() == null ? e.detail() : e.getCause().getMessage();
   }
 
   private static int busyRetryAfter(ShuffleFetchException e) {

@@ -13,11 +13,13 @@ public class ShuffleFetchException extends IOException {
   private final int port;
   private final List<BlockId> blocks;
   private final Reason reason;
+  private final String detail;
 
   public ShuffleFetchException(String host, int port, List<BlockId> blocks, Reason reason,
       String message, Throwable cause) {
     super("fetch of " + blocks.size() + " block(s) from tide_shuffle at " + host + ":" + port
         + " failed (" + reason + "): " + message, cause);
+    this.detail = message;
     this.host = host;
     this.port = port;
     this.blocks = List.copyOf(blocks);
@@ -28,4 +30,6 @@ public class ShuffleFetchException extends IOException {
   public int port() { return port; }
   public List<BlockId> blocks() { return blocks; }
   public Reason reason() { return reason; }
+  /** What went wrong, without the server and block count that {@link #getMessage()} adds. */
+  public String detail() { return detail; }
 }

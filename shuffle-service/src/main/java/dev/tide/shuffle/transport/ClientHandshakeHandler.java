@@ -58,7 +58,14 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         () -> fail(ctx, HandshakeException.Kind.TIMEOUT,
             "handshake timed out after " + timeout.toMillis() + " ms", null),
         timeout.toMillis(), TimeUnit.MILLISECONDS);
-    ctx.writeAndFlush(HandshakeMessages.hello(ctx.alloc(), appId, clientNonce));
+    HandshakeMessage.Hello hello;
+    try {
+      hello = new HandshakeMessage.Hello(appId, clientNonce);
+    } catch (IllegalArgumentException e) {
+      fail(ctx, HandshakeException.Kind.PROTOCOL, "cannot send HELLO: " + e.getMessage(), e);
+      return;
+    }
+    ctx.writeAndFlush(hello.toFrame(ctx.alloc()));
   }
 
   @Override
@@ -68,42 +75,42 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ByteBuf body = (ByteBuf) msg;
+    HandshakeMessage message;
     try {
-      byte type = body.readByte();
-      if (type == HandshakeMessages.REJECT) {
-        String reason = WireStrings.read(body, 0xFFFF, "reject reason");
-        fail(ctx, HandshakeException.Kind.REJECTED, "server refused: " + reason, null);
-      } else if (type == HandshakeMessages.BUSY) {
-        int retryAfter = body.readInt();
-        String reason = WireStrings.read(body, 0xFFFF, "busy reason");
-        fail(ctx, HandshakeException.Kind.BUSY, "server busy (retry after " + retryAfter
-            + " ms): " + reason, null, retryAfter);
-      } else if (state == State.AWAIT_CHALLENGE && type == HandshakeMessages.CHALLENGE) {
-        serverNonce = HandshakeMessages.readFixed(body, HandshakeMessages.NONCE_BYTES, "CHALLENGE");
-        state = State.AWAIT_OK;
-        ctx.writeAndFlush(HandshakeMessages.fixed(ctx.alloc(), HandshakeMessages.RESPONSE,
-            HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce)));
-      } else if (state == State.AWAIT_OK && type == HandshakeMessages.OK) {
-        byte[] proof = HandshakeMessages.readFixed(body, HandshakeMessages.PROOF_BYTES, "OK");
-        if (!HandshakeMessages.matches(
-            HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce), proof)) {
-          fail(ctx, HandshakeException.Kind.REJECTED,
-              "the server could not prove it knows the application secret", null);
-          return;
-        }
-        state = State.DONE;
-        timeoutTask.cancel(false);
-        ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
-        ctx.pipeline().remove(this);
-        done.trySuccess();
-      } else {
-        fail(ctx, HandshakeException.Kind.PROTOCOL,
-            "unexpected frame type " + type + " in state " + state, null);
-      }
-    } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+      message = HandshakeMessages.decode(body);
+    } catch (MalformedFrameException e) {
       fail(ctx, HandshakeException.Kind.PROTOCOL, "malformed handshake frame: " + e.getMessage(), e);
+      return;
     } finally {
       body.release();
+    }
+    if (message instanceof HandshakeMessage.Reject reject) {
+      fail(ctx, HandshakeException.Kind.REJECTED, "server refused: " + reject.reason(), null);
+    } else if (message instanceof HandshakeMessage.Busy busy) {
+      fail(ctx, HandshakeException.Kind.BUSY, "server busy (retry after "
+          + busy.retryAfterMillis() + " ms): " + busy.reason(), null, busy.retryAfterMillis());
+    } else if (state == State.AWAIT_CHALLENGE
+        && message instanceof HandshakeMessage.Challenge challenge) {
+      serverNonce = challenge.serverNonce();
+      state = State.AWAIT_OK;
+      ctx.writeAndFlush(new HandshakeMessage.Response(
+          HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce))
+          .toFrame(ctx.alloc()));
+    } else if (state == State.AWAIT_OK && message instanceof HandshakeMessage.Ok ok) {
+      if (!HandshakeMessages.matches(
+          HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce), ok.proof())) {
+        fail(ctx, HandshakeException.Kind.REJECTED,
+            "the server could not prove it knows the application secret", null);
+        return;
+      }
+      state = State.DONE;
+      timeoutTask.cancel(false);
+      ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
+      ctx.pipeline().remove(this);
+      done.trySuccess();
+    } else {
+      fail(ctx, HandshakeException.Kind.PROTOCOL, "unexpected "
+          + HandshakeMessages.name(message.type()) + " in state " + state, null);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.tide.shuffle.transport;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -10,16 +9,11 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The handshake frames (type bytes 1-15) and the proofs they carry. Wire payloads:
- *
- * <pre>
- *   HELLO     (1): byte version(=1) | uint16 len | appId UTF-8 | 32 bytes clientNonce
- *   CHALLENGE (2): 32 bytes serverNonce
- *   RESPONSE  (3): 32 bytes HMAC-SHA256(secret, "tide-client-v1" | uint16 len | appId | clientNonce | serverNonce)
- *   OK        (4): 32 bytes HMAC-SHA256(secret, "tide-server-v1" | uint16 len | appId | clientNonce | serverNonce)
- *   REJECT    (5): uint16 len | reason UTF-8
- *   BUSY      (6): int32 retryAfterMillis | uint16 len | reason UTF-8   (server at a limit; closes)
- * </pre>
+ * The handshake's type bytes, sizes, decoder and proofs. The messages themselves are the records
+ * of {@link HandshakeMessage}, whose javadoc shows the wire payloads; the exchange is described
+ * in {@code shuffle-service/PROTOCOL.md}. Proofs are HMAC-SHA256 keyed with the application
+ * secret over {@code label | uint16 len | appId UTF-8 | clientNonce | serverNonce}, where label is
+ * {@code "tide-client-v1"} (RESPONSE) or {@code "tide-server-v1"} (OK).
  * Stateless and thread-safe ({@link Mac} instances are made per call).
  */
 final class HandshakeMessages {
@@ -35,6 +29,8 @@ final class HandshakeMessages {
   static final int NONCE_BYTES = 32;
   static final int PROOF_BYTES = 32;
   static final int MAX_APP_ID_BYTES = 256;
+  /** REJECT and BUSY reasons are cut to this many characters. */
+  static final int MAX_REASON_CHARS = 2000;
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -46,42 +42,83 @@ final class HandshakeMessages {
     return n;
   }
 
-  static ByteBuf hello(ByteBufAllocator alloc, String appId, byte[] clientNonce) {
-    ByteBuf buf = Frames.start(alloc, HELLO);
-    buf.writeByte(VERSION);
-    WireStrings.write(buf, appId);
-    buf.writeBytes(clientNonce);
-    return Frames.finish(buf);
+  /**
+   * Decodes a frame body (type byte + payload) into a handshake message. Does not release it.
+   *
+   * @throws MalformedFrameException naming what is wrong: an empty body, a type that is not a
+   *     handshake message (including protocol frames sent before the handshake finished), a
+   *     truncated payload, trailing bytes or invalid values
+   * @throws HandshakeMessage.UnsupportedVersionException for a HELLO of another version
+   */
+  static HandshakeMessage decode(ByteBuf body) {
+    if (!body.isReadable()) {
+      throw new MalformedFrameException("empty frame");
+    }
+    byte type = body.readByte();
+    String name = name(type);
+    try {
+      return switch (type) {
+        case HELLO -> HandshakeMessage.Hello.decode(body);
+        case CHALLENGE -> HandshakeMessage.Challenge.decode(body);
+        case RESPONSE -> HandshakeMessage.Response.decode(body);
+        case OK -> HandshakeMessage.Ok.decode(body);
+        case REJECT -> HandshakeMessage.Reject.decode(body);
+        case BUSY -> HandshakeMessage.Busy.decode(body);
+        default -> throw new MalformedFrameException("frame type " + type
+            + " is not a handshake message");
+      };
+    } catch (IndexOutOfBoundsException e) {
+      throw new MalformedFrameException("truncated " + name + " frame");
+    } catch (IllegalArgumentException e) {
+      throw new MalformedFrameException("invalid " + name + " frame: " + e.getMessage());
+    }
   }
 
-  static ByteBuf fixed(ByteBufAllocator alloc, byte type, byte[] bytes) {
-    ByteBuf buf = Frames.start(alloc, type);
-    buf.writeBytes(bytes);
-    return Frames.finish(buf);
+  /** The PROTOCOL.md name of a handshake type byte, or {@code "type N"}. */
+  static String name(byte type) {
+    return switch (type) {
+      case HELLO -> "HELLO";
+      case CHALLENGE -> "CHALLENGE";
+      case RESPONSE -> "RESPONSE";
+      case OK -> "OK";
+      case REJECT -> "REJECT";
+      case BUSY -> "BUSY";
+      default -> "type " + type;
+    };
   }
 
-  static ByteBuf reject(ByteBufAllocator alloc, String reason) {
-    ByteBuf buf = Frames.start(alloc, REJECT);
-    WireStrings.write(buf, reason);
-    return Frames.finish(buf);
-  }
-
-  static ByteBuf busy(ByteBufAllocator alloc, int retryAfterMillis, String reason) {
-    ByteBuf buf = Frames.start(alloc, BUSY);
-    buf.writeInt(retryAfterMillis);
-    WireStrings.write(buf, reason);
-    return Frames.finish(buf);
+  /** A copy of {@code bytes}, which must hold exactly {@code n} bytes. */
+  static byte[] exactly(byte[] bytes, int n, String what) {
+    if (bytes == null || bytes.length != n) {
+      throw new IllegalArgumentException(what + " must be " + n + " bytes, got "
+          + (bytes == null ? "none" : bytes.length));
+    }
+    return bytes.clone();
   }
 
   /** Reads exactly {@code n} bytes that must be all that is left of the body. */
-  static byte[] readFixed(ByteBuf body, int n, String what) {
+  static byte[] readRest(ByteBuf body, int n, String what) {
     if (body.readableBytes() != n) {
-      throw new MalformedFrameException(what + " must carry " + n + " bytes, got "
+      throw new MalformedFrameException(what + " must be " + n + " bytes, got "
           + body.readableBytes());
     }
     byte[] out = new byte[n];
     body.readBytes(out);
     return out;
+  }
+
+  static void requireFullyRead(ByteBuf body, String what) {
+    if (body.isReadable()) {
+      throw new MalformedFrameException(body.readableBytes() + " trailing bytes after " + what);
+    }
+  }
+
+  /** A REJECT or BUSY reason as sent: never null, cut to {@link #MAX_REASON_CHARS}. */
+  static String checkReason(String reason) {
+    if (reason == null) {
+      return "";
+    }
+    return reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) : reason;
   }
 
   static byte[] clientProof(byte[] secret, String appId, byte[] clientNonce, byte[] serverNonce) {

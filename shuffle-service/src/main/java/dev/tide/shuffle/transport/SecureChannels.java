@@ -71,9 +71,11 @@ public final class SecureChannels {
    * BUSY frame ({@code int32 retryAfterMillis | reason}) and closes the channel. Call before the
    * handshake started (e.g. from {@code channelActive}); clients fail their handshake with
    * {@link HandshakeException.Kind#BUSY} and {@link HandshakeException#retryAfterMillis()}.
+   *
+   * @throws IllegalArgumentException if {@code retryAfterMillis} is negative
    */
   public static void refuseBusy(Channel ch, int retryAfterMillis, String reason) {
-    ch.writeAndFlush(HandshakeMessages.busy(ch.alloc(), retryAfterMillis, reason))
+    ch.writeAndFlush(new HandshakeMessage.Busy(retryAfterMillis, reason).toFrame(ch.alloc()))
         .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
   }
 

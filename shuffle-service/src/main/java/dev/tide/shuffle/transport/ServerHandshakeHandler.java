@@ -72,53 +72,53 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ByteBuf body = (ByteBuf) msg;
+    HandshakeMessage message;
     try {
-      byte type = body.readByte();
-      if (state == State.AWAIT_HELLO && type == HandshakeMessages.HELLO) {
-        onHello(ctx, body);
-      } else if (state == State.AWAIT_RESPONSE && type == HandshakeMessages.RESPONSE) {
-        onResponse(ctx, body);
-      } else {
-        refuse(ctx, "unexpected frame type " + type + " in state " + state, GENERIC_REFUSAL);
-      }
-    } catch (MalformedFrameException | IndexOutOfBoundsException e) {
+      message = HandshakeMessages.decode(body);
+    } catch (HandshakeMessage.UnsupportedVersionException e) {
+      refuse(ctx, e.getMessage(), e.getMessage());
+      return;
+    } catch (MalformedFrameException e) {
       refuse(ctx, "malformed handshake frame: " + e.getMessage(), GENERIC_REFUSAL);
+      return;
     } finally {
       body.release();
     }
+    if (state == State.AWAIT_HELLO && message instanceof HandshakeMessage.Hello hello) {
+      onHello(ctx, hello);
+    } else if (state == State.AWAIT_RESPONSE
+        && message instanceof HandshakeMessage.Response response) {
+      onResponse(ctx, response);
+    } else {
+      refuse(ctx, "unexpected " + HandshakeMessages.name(message.type()) + " in state " + state,
+          GENERIC_REFUSAL);
+    }
   }
 
-  private void onHello(ChannelHandlerContext ctx, ByteBuf body) {
-    byte version = body.readByte();
-    if (version != HandshakeMessages.VERSION) {
-      refuse(ctx, "unsupported handshake version " + version,
-          "unsupported handshake version " + version);
-      return;
-    }
-    appId = WireStrings.read(body, HandshakeMessages.MAX_APP_ID_BYTES, "application id");
-    clientNonce = HandshakeMessages.readFixed(body, HandshakeMessages.NONCE_BYTES, "HELLO nonce");
+  private void onHello(ChannelHandlerContext ctx, HandshakeMessage.Hello hello) {
+    appId = hello.appId();
+    clientNonce = hello.clientNonce();
     secret = secrets.secretFor(appId);
     serverNonce = HandshakeMessages.nonce();
     state = State.AWAIT_RESPONSE;
-    ctx.writeAndFlush(HandshakeMessages.fixed(ctx.alloc(), HandshakeMessages.CHALLENGE, serverNonce));
+    ctx.writeAndFlush(new HandshakeMessage.Challenge(serverNonce).toFrame(ctx.alloc()));
   }
 
-  private void onResponse(ChannelHandlerContext ctx, ByteBuf body) {
-    byte[] proof = HandshakeMessages.readFixed(body, HandshakeMessages.PROOF_BYTES, "RESPONSE");
+  private void onResponse(ChannelHandlerContext ctx, HandshakeMessage.Response response) {
     if (secret == null) {
       refuse(ctx, "unknown application " + appId, GENERIC_REFUSAL);
       return;
     }
     byte[] expected = HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce);
-    if (!HandshakeMessages.matches(expected, proof)) {
+    if (!HandshakeMessages.matches(expected, response.proof())) {
       refuse(ctx, "wrong secret for application " + appId, GENERIC_REFUSAL);
       return;
     }
     state = State.DONE;
     timeoutTask.cancel(false);
     ctx.channel().attr(SecureChannels.APP_ID).set(appId);
-    ctx.writeAndFlush(HandshakeMessages.fixed(ctx.alloc(), HandshakeMessages.OK,
-        HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce)));
+    ctx.writeAndFlush(new HandshakeMessage.Ok(
+        HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce)).toFrame(ctx.alloc()));
     LOG.debug("authenticated {} for application {}", ctx.channel().remoteAddress(), appId);
     secret = null;
     ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
@@ -154,7 +154,7 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
       timeoutTask.cancel(false);
     }
     ctx.fireUserEventTriggered(new HandshakeRefusedEvent(appId, realReason));
-    ctx.writeAndFlush(HandshakeMessages.reject(ctx.alloc(), toldReason))
+    ctx.writeAndFlush(new HandshakeMessage.Reject(toldReason).toFrame(ctx.alloc()))
         .addListener(ChannelFutureListener.CLOSE);
   }
 }

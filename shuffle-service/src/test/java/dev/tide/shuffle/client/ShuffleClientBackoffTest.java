@@ -24,6 +24,22 @@ class ShuffleClientBackoffTest {
     }
   }
 
+  @Test
+  void connectBackoffStartsAtTheConfiguredWaitDoublesAndIsCapped() {
+    ShuffleClientConfig config = ShuffleClientConfig.DEFAULTS
+        .withBusyRetries(5, Duration.ofSeconds(1))
+        .withConnectRetries(3, Duration.ofMillis(300));
+    try (ShuffleClient client = new ShuffleClient("application_1_1",
+        "s".getBytes(StandardCharsets.UTF_8), config)) {
+      for (int i = 0; i < 50; i++) {
+        assertBetween(300, 360, client.connectBackoffMillis(0));
+        assertBetween(600, 720, client.connectBackoffMillis(1));
+        assertBetween(1000, 1200, client.connectBackoffMillis(2));  // capped, with jitter
+        assertBetween(1000, 1200, client.connectBackoffMillis(40));
+      }
+    }
+  }
+
   private static void assertBetween(long low, long high, long actual) {
     assertTrue(actual >= low && actual <= high, actual + " not in [" + low + ", " + high + "]");
   }
