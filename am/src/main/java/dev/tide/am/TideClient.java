@@ -56,6 +56,7 @@ public final class TideClient extends Configured implements Tool {
   private static final Logger LOG = LoggerFactory.getLogger(TideClient.class);
   public static final String APPLICATION_TYPE = "TIDE";
   static final String USAGE = "usage: yarn jar tide-app.jar <job> [job args...] [-D key=value ...]"
+      + "\n  -D key=value may also come before <job> (Hadoop generic options); both work"
       + "\n  <job>: a built-in job (wordcount, sleep) or a dev.tide.driver.job.TideJob class";
   private static final EnumSet<YarnApplicationState> ENDED = EnumSet.of(
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);

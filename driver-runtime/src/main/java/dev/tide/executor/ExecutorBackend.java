@@ -5,6 +5,7 @@ import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
 import dev.tide.driver.scheduler.TaskOutcome;
 import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.shuffle.transport.HandshakeException;
 import io.netty.channel.Channel;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -12,8 +13,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
@@ -36,7 +40,8 @@ public final class ExecutorBackend implements AutoCloseable {
   private final RpcChannels rpc;
   private ShuffleClient shuffleClient; // guarded by this; made when first needed
   private final ExecutorService tasks;
-  private final CompletableFuture<Integer> exitCode = new CompletableFuture<>();
+  private final CompletableFuture<Exit> exit = new CompletableFuture<>();
+  private final CompletableFuture<Void> registered = new CompletableFuture<>();
   private volatile TaskRunner runner;
   private volatile Channel channel;
 
@@ -51,50 +56,122 @@ public final class ExecutorBackend implements AutoCloseable {
     });
   }
 
-  /** Registers and serves until the end; returns the process exit code. */
-  public int run() throws InterruptedException {
+  /**
+   * How the executor's work ended: the process exit code (0 when the driver told it to exit, 1
+   * otherwise) and a sentence for the log that names the driver and the executor.
+   */
+  public record Exit(int code, String reason) {}
+
+  /**
+   * Registers and serves until the end. Registration covers connecting, authenticating and the
+   * driver's {@code Registered} answer, retried with backoff (200 ms doubling to 5 s) until
+   * {@code registrationTimeoutMillis}; a driver that refuses the application secret or the
+   * executor is not retried. Never calls {@code System.exit}: {@link ExecutorMain} does, with the
+   * returned code.
+   */
+  public Exit run() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+        settings.registrationTimeoutMillis());
     try {
-      channel = connectWithRetry();
+      channel = connectWithRetry(deadline);
     } catch (IOException e) {
-      LOG.error("Executor {} could not register: {}", settings.executorId(), e.getMessage());
-      return 1;
+      return exitWith(1, "Executor " + settings.executorId() + " could not register with the"
+          + " driver at " + driver() + ": " + e.getMessage());
     }
     RpcChannels.send(channel, new RpcMessage.RegisterExecutor(settings.executorId(),
         settings.host(), settings.cores(), ExecutorMain.millisSinceJvmStart()));
     try {
-      return exitCode.get();
-    } catch (java.util.concurrent.ExecutionException e) {
-      return 1;
+      CompletableFuture.anyOf(registered, exit)
+          .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      return exit.get();
+    } catch (TimeoutException e) {
+      return exitWith(1, "Executor " + settings.executorId() + " gave up: the driver at "
+          + driver() + " accepted the connection but did not answer the registration within "
+          + settings.registrationTimeoutMillis() + " ms");
+    } catch (ExecutionException e) {
+      return exitWith(1, "Executor " + settings.executorId() + " failed: " + e.getCause());
     }
   }
 
-  private Channel connectWithRetry() throws IOException, InterruptedException {
-    long deadline = System.currentTimeMillis() + settings.registrationTimeoutMillis();
+  private Exit exitWith(int code, String reason) {
+    if (exit.complete(new Exit(code, reason))) {
+      if (code == 0) {
+        LOG.info("{}", reason);
+      } else {
+        LOG.error("{}", reason);
+      }
+    }
+    return exit.join(); // the first end wins
+  }
+
+  private String driver() {
+    return settings.driverHost() + ":" + settings.driverPort();
+  }
+
+  private Channel connectWithRetry(long deadline) throws IOException, InterruptedException {
     long backoff = 200;
+    int attempts = 0;
     while (true) {
+      attempts++;
+      // One attempt never outlasts the registration timeout (at least 1 ms, Netty needs > 0).
+      long attemptMillis = Math.max(1, Math.min(10_000,
+          TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      Listener listener = new Listener();
       try {
-        return rpc.connect(settings.driverHost(), settings.driverPort(), settings.appId(),
-            settings.secret(), new Listener(), 10_000);
+        Channel ch = rpc.connect(settings.driverHost(), settings.driverPort(), settings.appId(),
+            settings.secret(), listener, attemptMillis);
+        listener.authenticated(ch);
+        return ch;
       } catch (IOException e) {
-        if (System.currentTimeMillis() + backoff > deadline) {
-          throw new IOException(e.getMessage() + " (gave up after "
-              + settings.registrationTimeoutMillis() + " ms)", e);
+        if (e.getCause() instanceof HandshakeException h && h.rejected()) {
+          // The driver knows its secret from the start: asking again cannot succeed.
+          throw new IOException("the driver refused this executor's credentials (" + e.getMessage()
+              + "); not retrying", e);
         }
-        LOG.info("Driver not reachable yet ({}); retrying in {} ms", e.getMessage(), backoff);
-        Thread.sleep(backoff); // backoff between connection attempts, not synchronization
+        long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (remainingMillis <= 0) {
+          throw new IOException("no driver answered within tide.executor.registrationTimeout = "
+              + settings.registrationTimeoutMillis() + " ms (" + attempts + " attempts; last: "
+              + e.getMessage() + ")", e);
+        }
+        long pause = Math.min(backoff, remainingMillis); // the last attempt comes at the deadline
+        LOG.info("Driver not reachable yet ({}); retrying in {} ms", e.getMessage(), pause);
+        Thread.sleep(pause); // backoff between connection attempts, not synchronization
         backoff = Math.min(backoff * 2, 5_000);
       }
     }
   }
 
+  /** One per connection attempt; only an authenticated connection's end means "driver gone". */
   private final class Listener implements RpcListener {
+    private volatile boolean authenticated;
+
+    /**
+     * The handshake of {@code ch} succeeded. A close seen before this call was ignored by
+     * {@link #onClose}, but then {@code ch} is no longer active, so it is caught here.
+     */
+    void authenticated(Channel ch) {
+      authenticated = true;
+      if (!ch.isActive()) {
+        driverGone();
+      }
+    }
+
+    private void driverGone() {
+      if (!exit.isDone()) {
+        exitWith(1, "The driver at " + driver() + " is gone (its connection closed); executor "
+            + settings.executorId() + " exits");
+      }
+    }
+
     @Override
     public void onMessage(Channel ch, RpcMessage message) {
       if (message instanceof RpcMessage.Registered m) {
         runner = new TaskRunner(readConf(m.jobConf()), settings.appLocalDirs(),
             ExecutorBackend.this::shuffleClient);
-        LOG.info("Executor {} registered with the driver at {}:{}", settings.executorId(),
-            settings.driverHost(), settings.driverPort());
+        registered.complete(null);
+        LOG.info("Executor {} registered with the driver at {}", settings.executorId(),
+            driver());
       } else if (message instanceof RpcMessage.LaunchTask m) {
         TaskRunner current = runner;
         tasks.execute(() -> {
@@ -105,11 +182,11 @@ public final class ExecutorBackend implements AutoCloseable {
           RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome));
         });
       } else if (message instanceof RpcMessage.RegisterRejected m) {
-        LOG.error("Driver refused executor {}: {}", settings.executorId(), m.reason());
-        exitCode.complete(1);
+        exitWith(1, "The driver at " + driver() + " refused executor " + settings.executorId()
+            + ": " + m.reason());
       } else if (message instanceof RpcMessage.Shutdown m) {
-        LOG.info("Driver asked executor {} to exit: {}", settings.executorId(), m.reason());
-        exitCode.complete(0);
+        exitWith(0, "The driver asked executor " + settings.executorId() + " to exit: "
+            + m.reason());
       } else {
         LOG.warn("Unexpected message {} from the driver", message);
       }
@@ -117,11 +194,10 @@ public final class ExecutorBackend implements AutoCloseable {
 
     @Override
     public void onClose(Channel ch) {
-      if (!exitCode.isDone()) {
-        LOG.error("Driver at {}:{} is gone; executor {} exits", settings.driverHost(),
-            settings.driverPort(), settings.executorId());
+      // A failed attempt's channel also ends here; connectWithRetry handles those.
+      if (authenticated) {
+        driverGone();
       }
-      exitCode.complete(1);
     }
   }
 

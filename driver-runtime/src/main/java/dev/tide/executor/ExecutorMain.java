@@ -58,7 +58,7 @@ public final class ExecutorMain {
         settings.executorId(), mainEntered - jvmStartMillis(), millisSinceJvmStart());
     int code;
     try (ExecutorBackend backend = new ExecutorBackend(settings)) {
-      code = backend.run();
+      code = backend.run().code(); // run() logged the reason
     }
     if (!terminating.get()) {
       // Exiting from here while a SIGTERM shutdown runs would replace its status.

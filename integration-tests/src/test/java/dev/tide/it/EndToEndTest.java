@@ -145,17 +145,43 @@ class EndToEndTest {
     assertFalse(removedBeforeFetch.isEmpty(),
         "some map executor was removed before the reduce fetched; removed " + removedAt
             + ", fetch at " + fetchStart);
+    // They were removed because they sat idle: the policy's idle removal came first.
+    Map<String, Long> idleRemovalAt = new HashMap<>();
+    for (EventLine e : JobRun.named(events, "executorIdleRemoval")) {
+      idleRemovalAt.putIfAbsent(e.get("executor"), e.timeMillis());
+    }
+    for (String executor : removedBeforeFetch) {
+      assertTrue(idleRemovalAt.containsKey(executor), "executor " + executor
+          + " was removed as idle (executorIdleRemoval); idle removals " + idleRemovalAt);
+      assertTrue(idleRemovalAt.get(executor) <= removedAt.get(executor), "executor " + executor
+          + " idle removal at " + idleRemovalAt.get(executor) + ", gone at "
+          + removedAt.get(executor));
+    }
     // YARN reported their containers completed as released by the AM.
     Set<String> released = new HashSet<>();
+    Set<String> completedBeforeFetch = new HashSet<>();
     for (EventLine e : JobRun.named(events, "containerCompleted")) {
       if (removedBeforeFetch.contains(e.get("executor"))) {
         assertEquals(ContainerExitStatus.ABORTED, Integer.parseInt(e.get("exitStatus")),
             e.toString());
         assertEquals("false", e.get("failure"), e.toString());
         released.add(e.get("executor"));
+        if (e.timeMillis() < fetchStart) {
+          completedBeforeFetch.add(e.get("executor"));
+        }
       }
     }
     assertEquals(removedBeforeFetch, released);
+    // The event is logged when the AM hears of the completion, so the container was gone
+    // before the reducer fetched: its map output came from the NodeManager's service alone.
+    assertFalse(completedBeforeFetch.isEmpty(), "YARN reported some released container"
+        + " completed before the reduce fetched at " + fetchStart + ": "
+        + JobRun.named(events, "containerCompleted"));
+    long firstCompletion = JobRun.named(events, "containerCompleted").stream()
+        .filter(e -> completedBeforeFetch.contains(e.get("executor")))
+        .mapToLong(EventLine::timeMillis).min().orElseThrow();
+    System.out.printf("idle removal: first released container completed %d ms before the"
+        + " fetch%n", fetchStart - firstCompletion);
     System.out.printf("idle removal: %d map executors, %d removed before the fetch, reduce"
         + " fetched %s bytes from %s shuffle services; submit-to-finish %d ms%n",
         mapExecutors.size(), removedBeforeFetch.size(), reduceEnd.get("bytesFetched"),

@@ -124,6 +124,30 @@ public final class ConfigOption<T> {
     });
   }
 
+  /** A size in bytes, written as people write it ("262144", "64m", "1g"); no unit means bytes. */
+  public static ConfigOption<Long> bytesOption(String key, String defaultValue, long min,
+      String description) {
+    return new ConfigOption<>(key, defaultValue, description, (conf, k, d) -> {
+      String text = conf.getTrimmed(k, d);
+      double bytes;
+      try {
+        if (text.matches("[0-9]+")) {
+          bytes = Long.parseLong(text); // Hadoop's size parser needs a unit
+        } else {
+          Configuration probe = new Configuration(false);
+          probe.set(k, text);
+          bytes = probe.getStorageSize(k, d, StorageUnit.BYTES);
+        }
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("expected a size such as 262144, 64m or 1g");
+      }
+      if (bytes < min) {
+        throw new IllegalArgumentException("must be at least " + min + " bytes");
+      }
+      return (long) Math.ceil(bytes);
+    });
+  }
+
   @Override
   public String toString() {
     return key + " (default " + defaultText + ")";

@@ -1,6 +1,7 @@
 package dev.tide.driver.conf;
 
 import static dev.tide.driver.conf.ConfigOption.booleanOption;
+import static dev.tide.driver.conf.ConfigOption.bytesOption;
 import static dev.tide.driver.conf.ConfigOption.durationOption;
 import static dev.tide.driver.conf.ConfigOption.intOption;
 import static dev.tide.driver.conf.ConfigOption.memoryMbOption;
@@ -84,12 +85,23 @@ public final class TideOptions {
           + " backlog period) or headroom (ask at once for what the queue can grant now, up to"
           + " what the tasks need).");
 
+  // Settings of the built-in jobs (dev.tide.driver.jobs); a job reads its settings from here so
+  // that conf/tide-site.xml and its test see them.
+  public static final ConfigOption<Integer> WORDCOUNT_REDUCERS =
+      intOption("tide.wordcount.reducers", 2, 1, "Reduce tasks (output files) of the wordcount"
+          + " job.");
+  public static final ConfigOption<Long> WORDCOUNT_SPLIT_SIZE =
+      bytesOption("tide.wordcount.splitSize", "0", 0, "Bytes of input per wordcount map task"
+          + " (262144, 64m ...); 0 means one split per file block, each preferring the hosts"
+          + " that store its block.");
+
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
         EXECUTOR_REGISTRATION_TIMEOUT, TASK_MAX_ATTEMPTS, DRIVER_PORT, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
-        DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP);
+        DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
+        WORDCOUNT_REDUCERS, WORDCOUNT_SPLIT_SIZE);
   }
 }

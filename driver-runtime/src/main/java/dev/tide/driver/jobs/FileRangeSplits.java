@@ -34,14 +34,16 @@ public final class FileRangeSplits {
       throw new IOException("input path " + root + " does not exist");
     }
     List<FileStatus> files = new ArrayList<>();
-    for (FileStatus status : fs.listStatus(root)) {
-      String name = status.getPath().getName();
-      if (status.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
-        files.add(status);
+    FileStatus rootStatus = fs.getFileStatus(root);
+    if (rootStatus.isFile()) {
+      files.add(rootStatus); // listStatus of a file lists the file itself: read it once
+    } else {
+      for (FileStatus status : fs.listStatus(root)) {
+        String name = status.getPath().getName();
+        if (status.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
+          files.add(status);
+        }
       }
-    }
-    if (fs.getFileStatus(root).isFile()) {
-      files.add(fs.getFileStatus(root));
     }
     files.sort((a, b) -> a.getPath().compareTo(b.getPath()));
     List<InputSplit> splits = new ArrayList<>();

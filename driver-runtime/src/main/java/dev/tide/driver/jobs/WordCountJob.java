@@ -1,5 +1,6 @@
 package dev.tide.driver.jobs;
 
+import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
@@ -22,7 +23,7 @@ import java.util.TreeMap;
  * {@code wordcount <input> <output>}: counts whitespace-separated words of the text files under
  * {@code input} (any Hadoop FileSystem) and writes {@code word<TAB>count} lines, sorted by word,
  * to {@code output/part-r-NNNNN}. Settings: {@code tide.wordcount.reducers} (2),
- * {@code tide.wordcount.splitSize} (bytes; 0 = one split per block).
+ * {@code tide.wordcount.splitSize} (bytes; 0 = one split per block); see {@link TideOptions}.
  */
 public final class WordCountJob implements TideJob {
   @Override
@@ -31,8 +32,8 @@ public final class WordCountJob implements TideJob {
     if (args.size() != 2) {
       throw new IllegalArgumentException("usage: wordcount <input path> <output path>");
     }
-    int reducers = context.conf().getInt("tide.wordcount.reducers", 2);
-    long splitSize = context.conf().getLong("tide.wordcount.splitSize", 0);
+    int reducers = TideOptions.WORDCOUNT_REDUCERS.get(context.conf());
+    long splitSize = TideOptions.WORDCOUNT_SPLIT_SIZE.get(context.conf());
     List<InputSplit> splits = FileRangeSplits.plan(context.conf(), args.get(0), splitSize);
     return new JobPlan("wordcount", splits, WordCountMapper.class.getName(),
         WordCountReducer.class.getName(), reducers, args.get(1));

@@ -37,6 +37,18 @@ class LineRangesTest {
   }
 
   @Test
+  void aSingleFileAsTheInputIsReadOnce() throws Exception {
+    Path file = dir.resolve("one.txt");
+    Files.writeString(file, "alpha\nbeta\ngamma\n", StandardCharsets.UTF_8);
+    Configuration conf = new Configuration();
+    List<String> seen = new ArrayList<>();
+    for (InputSplit split : FileRangeSplits.plan(conf, file.toUri().toString(), 4)) {
+      LineRanges.forEachLine(conf, FileRangeSplits.decode(split.payload()), seen::add);
+    }
+    assertEquals(List.of("alpha", "beta", "gamma"), seen);
+  }
+
+  @Test
   void aMissingInputIsNamedInTheError() {
     Exception e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
         () -> FileRangeSplits.plan(new Configuration(), dir.resolve("nope").toString(), 0));
