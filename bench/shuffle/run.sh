@@ -11,7 +11,8 @@
 #     results=bench/shuffle/results/<date>.md   (append the tables there too)
 #     --no-build                                 (skip the Maven build)
 #
-# Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT in ~/.m2 (mvn -pl shuffle-service install).
+# Builds and installs Tide's shuffle-service (and the parent pom) into ~/.m2 first, then the
+# bench modules; --no-build skips both.
 # Data sets (256-512 MiB per layout and block size; tide and tide-epoll share one, spark and
 # spark35 share one) are generated once under bench/shuffle/target/data and reused; delete that
 # directory to regenerate. The full default run takes about 30 minutes.
@@ -27,6 +28,7 @@ if [[ $(nproc) -lt 2 ]]; then
   echo "run.sh: needs 2 CPUs (server on one, client on the other); have $(nproc)" >&2; exit 1
 fi
 if (( build )); then
+  mvn -q -f "$here/../../pom.xml" -pl shuffle-service -am install -DskipTests
   mvn -q -f "$here/pom.xml" package -DskipTests
 fi
 exec java -cp "$here/common/target/classes" dev.tide.bench.shuffle.Driver "base=$here" "${args[@]}"
