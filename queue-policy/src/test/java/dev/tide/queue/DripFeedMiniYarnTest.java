@@ -103,8 +103,11 @@ class DripFeedMiniYarnTest {
     report(table);
 
     assertPolicyProperty(drip, dripApps, table);
-    assertTrue(fifo.maxAmsWithoutExecutor() > 1,
-        "FIFO should fill the queue with idle AMs in this setup\n" + table);
+    // The queue serves about 3 applications with their executors; FIFO hands out AMs to the
+    // whole burst before the first driver has registered and asked, so at least as many AMs as
+    // the queue can serve sit there without an executor at once (all 6 in the recorded runs).
+    assertTrue(fifo.maxAmsWithoutExecutor() >= 3,
+        "FIFO should fill the queue with AMs that hold no executor (>= 3 at once)\n" + table);
   }
 
   @Test
