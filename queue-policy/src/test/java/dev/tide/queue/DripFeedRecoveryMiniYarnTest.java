@@ -8,9 +8,11 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -98,8 +100,18 @@ class DripFeedRecoveryMiniYarnTest {
 
   @AfterAll
   static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
+    try {
+      if (yarn != null) {
+        yarn.close();
+      }
+    } finally {
+      if (stateStore != null) {
+        try (Stream<Path> files = Files.walk(stateStore)) {
+          for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+            Files.deleteIfExists(file);
+          }
+        }
+      }
     }
   }
 
