@@ -42,7 +42,9 @@ import org.junit.jupiter.api.Test;
  * fit, so it is Starting. The RM restarts and recovers both from a {@link FileSystemRMStateStore}
  * in a temp directory; the NodeManager re-registers with the running containers. Then the first
  * application asks for one more executor: a Running application is served, while the second
- * still waits until the first finishes.
+ * still waits until the first finishes. What tells a Running first application from a Starting
+ * one is the scheduler's phase counts ({@code getInfo()}, shown on the scheduler page): its new
+ * executor alone would also be served if it wrongly counted as the oldest Starting application.
  *
  * <p>A restarted RM can only be reached again if it comes back on the same addresses: the cluster
  * uses fixed ports (free ones picked at start) and real RPC between NodeManager and RM, since the
