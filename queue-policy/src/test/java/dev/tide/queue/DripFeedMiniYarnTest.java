@@ -52,10 +52,14 @@ class DripFeedMiniYarnTest {
       "small-fifo", "10", "small-tuned", "10", "small-drip", "10", // 1 GiB: 4 AMs, or 1 app
       "quick", "10");
 
+  /** The measurements of one run of this class; cleared when the class starts. */
+  private static final Path MEASUREMENTS = Path.of("target", "queue-policy-measurements.txt");
+
   private static MiniYarnBurst yarn;
 
   @BeforeAll
   static void startCluster() throws Exception {
+    Files.deleteIfExists(MEASUREMENTS);
     Configuration queues = new Configuration(false);
     queues.set(PREFIX + "queues", String.join(",", CAPACITY_PERCENT.keySet()));
     CAPACITY_PERCENT.forEach((queue, percent) -> {
@@ -103,8 +107,11 @@ class DripFeedMiniYarnTest {
     report(table);
 
     assertPolicyProperty(drip, dripApps, table);
-    assertTrue(fifo.maxAmsWithoutExecutor() > 1,
-        "FIFO should fill the queue with idle AMs in this setup\n" + table);
+    // The queue serves about 3 applications with their executors; FIFO hands out AMs to the
+    // whole burst before the first driver has registered and asked, so at least as many AMs as
+    // the queue can serve sit there without an executor at once (all 6 in the recorded runs).
+    assertTrue(fifo.maxAmsWithoutExecutor() >= 3,
+        "FIFO should fill the queue with AMs that hold no executor (>= 3 at once)\n" + table);
   }
 
   @Test
@@ -223,11 +230,10 @@ class DripFeedMiniYarnTest {
     return map;
   }
 
-  /** Prints to the test output and appends to target/queue-policy-measurements.txt. */
+  /** Prints to the test output and appends to {@link #MEASUREMENTS}. */
   private static void report(String text) throws Exception {
     System.out.println(text);
-    Path file = Path.of("target", "queue-policy-measurements.txt");
-    Files.writeString(file, text + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
+    Files.writeString(MEASUREMENTS, text + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 }

@@ -111,6 +111,18 @@ final class MiniYarnBurst implements AutoCloseable {
   /** Submits one {@link ExecutorWaitingAm}; returns at once. */
   ApplicationId submit(String queue, String name, Set<String> tags, int executors,
       int executorMb, long holdMillis, long giveUpMillis) throws Exception {
+    return submit(queue, name, tags, ExecutorWaitingAm.class, executors + " " + executorMb
+        + " " + holdMillis + " " + giveUpMillis + " " + resultDir);
+  }
+
+  /**
+   * Submits one test AM whose {@code main} is in {@code amMain}, with the test classpath and the
+   * cluster's configuration; returns at once.
+   *
+   * @param amArgs the AM's arguments, separated by spaces
+   */
+  ApplicationId submit(String queue, String name, Set<String> tags, Class<?> amMain,
+      String amArgs) throws Exception {
     YarnClientApplication app = client.createApplication();
     ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
     ApplicationId appId = context.getApplicationId();
@@ -126,9 +138,7 @@ final class MiniYarnBurst implements AutoCloseable {
     env.put("JAVA_HOME", System.getProperty("java.home"));
     String command = ApplicationConstants.Environment.JAVA_HOME.$$() + "/bin/java"
         + " -Xmx64m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "
-        + ExecutorWaitingAm.class.getName()
-        + " " + executors + " " + executorMb + " " + holdMillis + " " + giveUpMillis
-        + " " + resultDir
+        + amMain.getName() + " " + amArgs
         + " 1>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/stdout"
         + " 2>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/stderr";
     context.setAMContainerSpec(ContainerLaunchContext.newInstance(
@@ -190,6 +200,16 @@ final class MiniYarnBurst implements AutoCloseable {
   private String readAmResult(ApplicationId appId) throws IOException {
     Path file = resultDir.resolve(appId + ".txt");
     return Files.exists(file) ? Files.readString(file).trim() : null;
+  }
+
+  /** Where the test AMs write their results and read their signals. */
+  Path resultDir() {
+    return resultDir;
+  }
+
+  /** The client the applications were submitted with. */
+  YarnClient client() {
+    return client;
   }
 
   /** The current timeline of an application (sampler data so far). */

@@ -47,6 +47,22 @@ class StartGateTest {
   }
 
   @Test
+  void zeroTimeoutStopsWaitingForExecutorsButStillOffersAmsOneAtATime() {
+    StartGate gate = new StartGate(new QueuePolicySettings(Duration.ZERO, 1, "skip-me"), clock);
+    gate.track("a1", false);
+    gate.track("a2", false);
+    gate.track("a3", false);
+
+    // Unlike FIFO, which offers a2 and a3 too: if a1 is skipped on this node (user limit, no
+    // matching request), the leaf queue does not move on to their AMs.
+    assertEquals(List.of("a1"), admit(gate, accepted("a1"), accepted("a2"), accepted("a3")));
+    gate.amAllocated("a1");
+    // No wait for executors: with its AM, a1 is Running and the next AM is offered at once.
+    assertEquals(List.of("a1", "a2"), admit(gate, starting("a1"), accepted("a2"), accepted("a3")));
+    assertEquals(StartPhase.RUNNING, gate.phase("a1"));
+  }
+
+  @Test
   void burstStartsOneApplicationAtATime() {
     StartGate gate = gate(1);
     gate.track("a1", false);
