@@ -15,7 +15,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -26,10 +25,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * are registered from any thread ({@link #send}); replies, errors, idle timeouts and the close
  * complete them on the event loop. Once the connection is gone every outstanding request fails.
  * When the handshake completes it swaps the connection's frame decoder for a
- * {@link ReplyStreamDecoder}, which hands it each reply's blocks already copied out.
+ * {@link ReplyStreamDecoder}, which hands it each reply piece by piece; the request's
+ * {@link ReplySink} takes the pieces (copies them into arrays, or passes them to a
+ * {@link BlockReader}).
  */
 final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
-  private final Map<Long, CompletableFuture<List<byte[]>>> pending = new ConcurrentHashMap<>();
+  /** An outstanding request: where its reply goes and who waits for it. */
+  private record Pending<T>(ReplySink<T> sink, CompletableFuture<T> result) {
+    void finish() {
+      result.complete(sink.finish());
+    }
+
+    void fail(FetchFailure failure) {
+      result.completeExceptionally(failure);
+    }
+  }
+
+  private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+  /** The request whose reply is streaming in now (event loop only). */
+  private Pending<?> receiving;
   private volatile Channel channel;
 
   @Override
@@ -37,11 +51,14 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     channel = ctx.channel();
   }
 
-  /** Sends the request; the future completes with the block bytes or a {@link FetchFailure}. */
-  CompletableFuture<List<byte[]>> send(FetchRequest request) {
-    CompletableFuture<List<byte[]>> result = new CompletableFuture<>();
+  /**
+   * Sends the request; the future completes with what {@code sink} makes of the reply, or a
+   * {@link FetchFailure}.
+   */
+  <T> CompletableFuture<T> send(FetchRequest request, ReplySink<T> sink) {
+    CompletableFuture<T> result = new CompletableFuture<>();
     Channel ch = channel;
-    pending.put(request.requestId(), result);
+    pending.put(request.requestId(), new Pending<>(sink, result));
     // Checked after registering: a close that raced us either sees the entry or left this false.
     if (ch == null || !ch.isActive()) {
       fail(request.requestId(), Reason.CONNECT, "connection is closed");
@@ -57,10 +74,36 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof ReplyStreamDecoder.ReceivedReply reply) {
-      CompletableFuture<List<byte[]>> f = pending.remove(reply.header().requestId());
-      if (f != null) {
-        f.complete(reply.blocks());
+    if (msg instanceof ReplyStreamDecoder.ReplyPiece piece) {
+      if (receiving != null) {
+        try {
+          receiving.sink().data(piece.block(), piece.data());
+        } catch (RuntimeException e) {
+          // The caller's reader failed: its fetch fails, the rest of the reply is skipped.
+          receiving.fail(new FetchFailure(Reason.PROTOCOL, "reading block " + piece.block()
+              + " of the reply failed: " + e, List.of(), e));
+          receiving = null;
+        }
+      }
+      return;
+    }
+    if (msg instanceof ReplyStreamDecoder.ReplyStart start) {
+      receiving = pending.remove(start.header().requestId());
+      if (receiving != null) {
+        try {
+          receiving.sink().start(start.header().blockLengths());
+        } catch (RuntimeException e) {
+          receiving.fail(new FetchFailure(Reason.PROTOCOL, "starting to read the reply failed: "
+              + e, List.of(), e));
+          receiving = null;
+        }
+      }
+      return;
+    }
+    if (msg instanceof ReplyStreamDecoder.ReplyEnd) {
+      if (receiving != null) {
+        receiving.finish();
+        receiving = null;
       }
       return;
     }
@@ -68,10 +111,17 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     try {
       ShuffleMessage message = ShuffleMessages.decode(body);
       if (message instanceof FetchReply reply) {
-        // Only before the stream decoder took over (it turns replies into ReceivedReply).
-        CompletableFuture<List<byte[]>> f = pending.remove(reply.requestId());
-        if (f != null) {
-          f.complete(copyBlocks(reply, body));
+        // Only before the stream decoder took over (it streams replies as pieces).
+        Pending<?> p = pending.remove(reply.requestId());
+        if (p != null) {
+          p.sink().start(reply.blockLengths());
+          for (int i = 0; i < reply.blockCount(); i++) {
+            int len = (int) reply.blockLength(i);
+            if (len > 0) {
+              p.sink().data(i, body.readSlice(len));
+            }
+          }
+          p.finish();
         }
       } else if (message instanceof ErrorReply error) {
         onError(ctx, error);
@@ -94,10 +144,10 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       ctx.close();
       return;
     }
-    CompletableFuture<List<byte[]>> f = pending.remove(error.requestId());
-    if (f != null) {
-      f.completeExceptionally(new FetchFailure(reasonFor(error.code()),
-          error.code() + ": " + error.message(), error.blocks(), null, error.retryAfterMillis()));
+    Pending<?> p = pending.remove(error.requestId());
+    if (p != null) {
+      p.fail(new FetchFailure(reasonFor(error.code()), error.code() + ": " + error.message(),
+          error.blocks(), null, error.retryAfterMillis()));
     }
   }
 
@@ -111,16 +161,6 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     };
   }
 
-  private static List<byte[]> copyBlocks(FetchReply reply, ByteBuf data) {
-    List<byte[]> blocks = new ArrayList<>(reply.blockCount());
-    for (int i = 0; i < reply.blockCount(); i++) {
-      byte[] bytes = new byte[(int) reply.blockLength(i)];
-      data.readBytes(bytes);
-      blocks.add(bytes);
-    }
-    return blocks;
-  }
-
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof HandshakeCompletedEvent) {
@@ -131,7 +171,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
             new ReplyStreamDecoder(frames.maxFrameBytes()));
       }
       ctx.fireUserEventTriggered(evt);
-    } else if (evt instanceof IdleStateEvent && !pending.isEmpty()) {
+    } else if (evt instanceof IdleStateEvent && (!pending.isEmpty() || receiving != null)) {
       failAll(Reason.TIMEOUT, "no data from the server for the read timeout");
       ctx.close();
     } else {
@@ -153,13 +193,19 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void fail(long requestId, Reason reason, String message) {
-    CompletableFuture<List<byte[]>> f = pending.remove(requestId);
-    if (f != null) {
-      f.completeExceptionally(new FetchFailure(reason, message, List.of(), null));
+    Pending<?> p = pending.remove(requestId);
+    if (p != null) {
+      p.fail(new FetchFailure(reason, message, List.of(), null));
     }
   }
 
+  /** Fails every outstanding request, the one being received included (event loop only). */
   private void failAll(Reason reason, String message) {
+    if (receiving != null) {
+      receiving.fail(new FetchFailure(reason, message + " (in the middle of its reply)",
+          List.of(), null));
+      receiving = null;
+    }
     for (Long id : List.copyOf(pending.keySet())) {
       fail(id, reason, message);
     }

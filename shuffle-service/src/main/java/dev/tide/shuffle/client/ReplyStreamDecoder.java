@@ -9,26 +9,32 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The client's frame decoder once the handshake is done: it reads the same frames as
  * {@link dev.tide.shuffle.transport.FrameDecoder} ({@code int32 length | byte type | payload}),
- * but copies the block data of a FETCH_REPLY straight from the socket's read buffers into
- * one {@code byte[]} per block as it arrives, instead of first gathering the whole reply (up to
- * the maximum reply size) in one buffer and copying it again. One copy per byte, and no
- * megabyte-sized direct buffers that grow by re-copying.
+ * but passes the block data of a FETCH_REPLY on as it arrives, piece by piece, as slices of the
+ * socket's read buffers, instead of first gathering the whole reply (up to the maximum reply
+ * size) in one buffer: no megabyte-sized buffers that grow by re-copying, and the
+ * {@link ReplySink} decides whether to copy at all.
  *
- * <p>Emits a {@link ReceivedReply} for each FETCH_REPLY, and the body (type byte + payload) of
- * any other frame as a {@code ByteBuf} the next handler owns. Frames above
+ * <p>Emits, for each FETCH_REPLY, a {@link ReplyStart}, then a {@link ReplyPiece} per piece of
+ * each non-empty block (its buffer is valid only during the call: the next handler must not keep
+ * or release it), then a {@link ReplyEnd}; and the body (type byte + payload) of any other frame
+ * as a {@code ByteBuf} the next handler owns. Frames above
  * {@code maxFrameBytes}, lengths below 1 and replies whose header does not match their length
  * fire an exception (the handler closes the connection; replies are not resynchronized on the
  * client). One instance per channel; runs on its event loop.
  */
 final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
-  /** A complete FETCH_REPLY: its header and the bytes of each block. */
-  record ReceivedReply(FetchReply header, List<byte[]> blocks) {}
+  /** A FETCH_REPLY's header has arrived; its data follows. */
+  record ReplyStart(FetchReply header) {}
+
+  /** Bytes of block {@code block} of the current reply; {@code data} lives only for the call. */
+  record ReplyPiece(int block, ByteBuf data) {}
+
+  /** The current reply is complete. */
+  record ReplyEnd(long requestId) {}
 
   /** requestId (int64) and block count (int32) of a FETCH_REPLY. */
   private static final int REPLY_FIXED_BYTES = 12;
@@ -43,9 +49,8 @@ final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
   private int needed;
   private long requestId;
   private long[] blockLengths;
-  private List<byte[]> blocks;
   private int block;
-  private int blockFilled;
+  private long blockLeft;
 
   ReplyStreamDecoder(int maxFrameBytes) {
     this.maxFrameBytes = maxFrameBytes;
@@ -158,36 +163,31 @@ final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
           + " bytes of data but its frame carries " + (frameLength - 1L - needed)));
       return;
     }
-    blocks = new ArrayList<>(blockLengths.length);
-    for (long len : blockLengths) {
-      blocks.add(new byte[(int) len]);
-    }
     block = 0;
-    blockFilled = 0;
+    blockLeft = blockLengths.length == 0 ? 0 : blockLengths[0];
     phase = Phase.REPLY_DATA;
-    finishReplyIfFilled(ctx);
+    ctx.fireChannelRead(new ReplyStart(new FetchReply(requestId, blockLengths)));
+    finishReplyIfDone(ctx);
   }
 
   private void replyData(ChannelHandlerContext ctx, ByteBuf in) {
-    byte[] target = blocks.get(block);
-    int n = Math.min(target.length - blockFilled, in.readableBytes());
-    in.readBytes(target, blockFilled, n);
-    blockFilled += n;
-    finishReplyIfFilled(ctx);
+    int n = (int) Math.min(blockLeft, in.readableBytes());
+    ctx.fireChannelRead(new ReplyPiece(block, in.slice(in.readerIndex(), n)));
+    in.skipBytes(n);
+    blockLeft -= n;
+    finishReplyIfDone(ctx);
   }
 
-  /** Skips to the next block that still wants bytes; emits the reply when none does. */
-  private void finishReplyIfFilled(ChannelHandlerContext ctx) {
-    while (block < blocks.size() && blockFilled == blocks.get(block).length) {
+  /** Moves to the next block that still wants bytes; ends the reply when none does. */
+  private void finishReplyIfDone(ChannelHandlerContext ctx) {
+    while (blockLeft == 0 && block < blockLengths.length) {
       block++;
-      blockFilled = 0;
+      blockLeft = block < blockLengths.length ? blockLengths[block] : 0;
     }
-    if (block == blocks.size()) {
-      ReceivedReply reply = new ReceivedReply(new FetchReply(requestId, blockLengths), blocks);
-      blocks = null;
+    if (block == blockLengths.length) {
       blockLengths = null;
       phase = Phase.FRAME_HEADER;
-      ctx.fireChannelRead(reply);
+      ctx.fireChannelRead(new ReplyEnd(requestId));
     }
   }
 

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Fetches map output segments from {@code tide_shuffle} services for one application,
@@ -125,22 +126,51 @@ public final class ShuffleClient implements AutoCloseable {
    */
   public List<byte[]> fetch(String host, int port, List<BlockId> blocks)
       throws ShuffleFetchException {
-    if (closed) {
-      throw new IllegalStateException("shuffle client of application " + appId + " is closed");
-    }
+    checkOpen();
     if (blocks.isEmpty()) {
       return List.of();
     }
+    return fetchWithRetries(host, port, blocks, ReplySink.ByteArrays::new);
+  }
+
+  /**
+   * Fetches {@code blocks} from the service at host:port in one request, handing their bytes to
+   * {@code reader} as they arrive from the network (no copy into arrays; see
+   * {@link BlockReader}). Returns once the whole reply was read. Retries as
+   * {@link #fetch(String, int, List)} does while nothing of the reply has reached the reader; a
+   * connection lost in the middle of the reply fails the fetch (CONNECT) without a retry.
+   *
+   * @throws ShuffleFetchException naming the server, the blocks and the reason
+   */
+  public void fetch(String host, int port, List<BlockId> blocks, BlockReader reader)
+      throws ShuffleFetchException {
+    checkOpen();
+    if (blocks.isEmpty()) {
+      return;
+    }
+    ReplySink.Reader sink = new ReplySink.Reader(reader);
+    fetchWithRetries(host, port, blocks, () -> sink);
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("shuffle client of application " + appId + " is closed");
+    }
+  }
+
+  private <T> T fetchWithRetries(String host, int port, List<BlockId> blocks,
+      Supplier<ReplySink<T>> sinks) throws ShuffleFetchException {
     int busyRetried = 0;
     int connectFailures = 0;
     long waitedMillis = 0;
     while (true) {
       long wait;
+      ReplySink<T> sink = sinks.get();
       try {
-        return fetchOnce(host, port, blocks);
+        return fetchOnce(host, port, blocks, sink);
       } catch (ShuffleFetchException e) {
-        if (closed) {
-          throw e;
+        if (closed || sink.started()) {
+          throw e; // part of the reply already reached the caller's reader
         }
         if (e.reason() == Reason.BUSY) {
           if (busyRetried >= config.busyRetries()) {
@@ -217,21 +247,21 @@ public final class ShuffleClient implements AutoCloseable {
    * goes out; a CONNECT failure on a connection that was already open is therefore retried once
    * on a new one (fetches are idempotent).
    */
-  private List<byte[]> fetchOnce(String host, int port, List<BlockId> blocks)
+  private <T> T fetchOnce(String host, int port, List<BlockId> blocks, ReplySink<T> sink)
       throws ShuffleFetchException {
     CompletableFuture<Channel> kept = connections.get(host + ":" + port);
     Channel keptChannel = kept == null ? null : kept.getNow(null);
     try {
-      return fetchOn(host, port, blocks);
+      return fetchOn(host, port, blocks, sink);
     } catch (ShuffleFetchException e) {
-      if (e.reason() != Reason.CONNECT || keptChannel == null || closed) {
+      if (e.reason() != Reason.CONNECT || keptChannel == null || closed || sink.started()) {
         throw e;
       }
-      return fetchOn(host, port, blocks);
+      return fetchOn(host, port, blocks, sink);
     }
   }
 
-  private List<byte[]> fetchOn(String host, int port, List<BlockId> blocks)
+  private <T> T fetchOn(String host, int port, List<BlockId> blocks, ReplySink<T> sink)
       throws ShuffleFetchException {
     try {
       Channel ch = await(connection(host, port));
@@ -240,7 +270,7 @@ public final class ShuffleClient implements AutoCloseable {
         throw new FetchFailure(Reason.CONNECT, "connection closed", List.of(), null);
       }
       FetchRequest request = new FetchRequest(nextRequestId.getAndIncrement(), appId, blocks);
-      return await(handler.send(request));
+      return await(handler.send(request, sink));
     } catch (FetchFailure f) {
       List<BlockId> named = f.reason() == Reason.NOT_FOUND && !f.blocks().isEmpty()
           ? f.blocks() : blocks;

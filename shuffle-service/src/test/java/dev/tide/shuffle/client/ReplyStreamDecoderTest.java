@@ -27,6 +27,43 @@ import org.junit.jupiter.api.Test;
 class ReplyStreamDecoderTest {
   private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
 
+  /** A reply put back together from the decoder's start / pieces / end events. */
+  record Assembled(FetchReply header, List<byte[]> blocks) {}
+
+  /** Assembles replies from the events (copying each piece during its call, as sinks must). */
+  static final class Assembler extends io.netty.channel.ChannelInboundHandlerAdapter {
+    private FetchReply header;
+    private java.io.ByteArrayOutputStream[] blocks;
+
+    @Override
+    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ReplyStreamDecoder.ReplyStart start) {
+        header = start.header();
+        blocks = new java.io.ByteArrayOutputStream[header.blockCount()];
+        for (int i = 0; i < blocks.length; i++) {
+          blocks[i] = new java.io.ByteArrayOutputStream();
+        }
+      } else if (msg instanceof ReplyStreamDecoder.ReplyPiece piece) {
+        byte[] bytes = new byte[piece.data().readableBytes()];
+        piece.data().getBytes(piece.data().readerIndex(), bytes);
+        blocks[piece.block()].writeBytes(bytes);
+      } else if (msg instanceof ReplyStreamDecoder.ReplyEnd end) {
+        assertEquals(header.requestId(), end.requestId());
+        List<byte[]> out = new java.util.ArrayList<>();
+        for (java.io.ByteArrayOutputStream b : blocks) {
+          out.add(b.toByteArray());
+        }
+        ctx.fireChannelRead(new Assembled(header, out));
+      } else {
+        ctx.fireChannelRead(msg);
+      }
+    }
+  }
+
+  private static EmbeddedChannel channel(int maxFrameBytes) {
+    return new EmbeddedChannel(new ReplyStreamDecoder(maxFrameBytes), new Assembler());
+  }
+
   /** A FETCH_REPLY frame with blocks of the given lengths, block i filled with byte i+1. */
   private static ByteBuf replyFrame(long requestId, int... lengths) {
     long[] longs = new long[lengths.length];
@@ -55,7 +92,7 @@ class ReplyStreamDecoderTest {
   void repliesAndErrorsSplitAnywhereComeOutWhole() {
     Random random = new Random(42);
     for (int maxPiece : new int[] {1, 3, 17, 4096}) {
-      EmbeddedChannel ch = new EmbeddedChannel(new ReplyStreamDecoder(1 << 20));
+      EmbeddedChannel ch = channel(1 << 20);
       ByteBuf wire = ALLOC.buffer();
       ByteBuf reply = replyFrame(7, 5, 0, 3000, 1);
       ByteBuf error = new ErrorReply(8, ErrorCode.NOT_FOUND, "gone",
@@ -67,7 +104,7 @@ class ReplyStreamDecoderTest {
       empty.release();
       feedInPieces(ch, wire, random, maxPiece);
 
-      ReplyStreamDecoder.ReceivedReply first = ch.readInbound();
+      Assembled first = ch.readInbound();
       assertEquals(new FetchReply(7, new long[] {5, 0, 3000, 1}), first.header());
       assertEquals(4, first.blocks().size());
       for (int i = 0; i < 4; i++) {
@@ -78,7 +115,7 @@ class ReplyStreamDecoderTest {
       ByteBuf errorBody = ch.readInbound();
       assertEquals(MessageTypes.ERROR, errorBody.getByte(errorBody.readerIndex()));
       errorBody.release();
-      ReplyStreamDecoder.ReceivedReply last = ch.readInbound();
+      Assembled last = ch.readInbound();
       assertEquals(9, last.header().requestId());
       assertTrue(last.blocks().isEmpty());
       assertNull(ch.readInbound());
@@ -88,7 +125,7 @@ class ReplyStreamDecoderTest {
 
   @Test
   void aReplyWhoseLengthsDoNotAddUpIsRefused() {
-    EmbeddedChannel ch = new EmbeddedChannel(new ReplyStreamDecoder(1 << 20));
+    EmbeddedChannel ch = channel(1 << 20);
     ByteBuf frame = replyFrame(3, 10, 10);
     frame.setInt(0, frame.getInt(0) - 4); // the frame claims 4 data bytes fewer
     frame.writerIndex(frame.writerIndex() - 4);
@@ -101,7 +138,7 @@ class ReplyStreamDecoderTest {
 
   @Test
   void aBlockCountThatCannotFitIsRefusedBeforeAllocating() {
-    EmbeddedChannel ch = new EmbeddedChannel(new ReplyStreamDecoder(1 << 20));
+    EmbeddedChannel ch = channel(1 << 20);
     ByteBuf frame = Unpooled.buffer();
     frame.writeInt(1 + 12).writeByte(MessageTypes.FETCH_REPLY).writeLong(4)
         .writeInt(Integer.MAX_VALUE);
@@ -113,7 +150,7 @@ class ReplyStreamDecoderTest {
 
   @Test
   void anOversizedFrameIsRefused() {
-    EmbeddedChannel ch = new EmbeddedChannel(new ReplyStreamDecoder(100));
+    EmbeddedChannel ch = channel(100);
     ByteBuf frame = replyFrame(1, 200);
     TooLongFrameException e = assertThrows(TooLongFrameException.class,
         () -> ch.writeInbound(frame));
@@ -126,7 +163,7 @@ class ReplyStreamDecoderTest {
 
   @Test
   void frameBodiesOtherThanRepliesPassThroughAsBuffers() {
-    EmbeddedChannel ch = new EmbeddedChannel(new ReplyStreamDecoder(1 << 20));
+    EmbeddedChannel ch = channel(1 << 20);
     ByteBuf error = new ErrorReply(-1, ErrorCode.BAD_REQUEST, "what?", List.of(), 0)
         .toFrame(ALLOC);
     ch.writeInbound(error);

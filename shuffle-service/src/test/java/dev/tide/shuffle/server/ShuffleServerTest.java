@@ -97,6 +97,56 @@ class ShuffleServerTest {
   }
 
   @Test
+  void aBlockReaderGetsTheSameBytesAsTheyStreamIn() throws Exception {
+    int[] lengths = {3 << 20, 0, 17, 70_000};
+    MapOutputs.write(appDirs, 6, 0, lengths);
+    MapOutputs.write(appDirs, 6, 1, lengths);
+    List<BlockId> blocks = List.of(BlockId.of(6, 0, 0), BlockId.of(6, 1, 1), BlockId.of(6, 1, 2),
+        new BlockId(6, 0, 2, 4), BlockId.of(6, 1, 0));
+    try (ShuffleClient client = new ShuffleClient(APP, SECRET)) {
+      java.io.ByteArrayOutputStream[] got = new java.io.ByteArrayOutputStream[blocks.size()];
+      List<String> calls = new java.util.ArrayList<>();
+      client.fetch("127.0.0.1", server.port(), blocks, new dev.tide.shuffle.client.BlockReader() {
+        @Override
+        public void start(long[] blockLengths) {
+          calls.add("start " + java.util.Arrays.toString(blockLengths));
+          for (int i = 0; i < got.length; i++) {
+            got[i] = new java.io.ByteArrayOutputStream();
+          }
+        }
+
+        @Override
+        public void read(int index, java.nio.ByteBuffer data) {
+          byte[] piece = new byte[data.remaining()];
+          data.get(piece);
+          got[index].writeBytes(piece);
+        }
+      });
+      assertEquals(List.of("start [3145728, 0, 17, 70017, 3145728]"), calls);
+      List<byte[]> asArrays = fetch(client, blocks);
+      for (int i = 0; i < blocks.size(); i++) {
+        assertArrayEquals(asArrays.get(i), got[i].toByteArray(), "block " + blocks.get(i));
+      }
+    }
+  }
+
+  @Test
+  void aFailingBlockReaderFailsItsFetchAndTheConnectionServesTheNextOne() throws Exception {
+    MapOutputs.write(appDirs, 7, 0, new int[] {1 << 20, 10});
+    try (ShuffleClient client = new ShuffleClient(APP, SECRET)) {
+      ShuffleFetchException e = assertThrows(ShuffleFetchException.class,
+          () -> client.fetch("127.0.0.1", server.port(), List.of(BlockId.of(7, 0, 0)),
+              (index, data) -> {
+                throw new IllegalStateException("reader gave up");
+              }));
+      assertEquals(Reason.PROTOCOL, e.reason());
+      assertTrue(e.getMessage().contains("reader gave up"), e.getMessage());
+      assertArrayEquals(MapOutputs.expected(7, 0, new int[] {1 << 20, 10}, 1, 2),
+          fetch(client, List.of(BlockId.of(7, 0, 1))).get(0));
+    }
+  }
+
+  @Test
   void epollTransportServesTheSameBytes() throws Exception {
     // Falls back to NIO where native epoll is unavailable; the bytes must be identical either way.
     try (ShuffleServer epoll = new ShuffleServer(ShuffleServerConfig.builder()

@@ -1,0 +1,23 @@
+package dev.tide.shuffle.client;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Receives the blocks of one fetch as they stream in from the network, without the client
+ * assembling them into arrays first ({@link ShuffleClient#fetch(String, int, java.util.List,
+ * BlockReader)}). Called on the client's I/O thread: keep the work short, and do not block.
+ *
+ * <p>Order: {@link #start} once, then {@link #read} with the bytes of block 0, then block 1, ...
+ * (in the order the blocks were asked for; an empty block gets no call), each block's bytes in
+ * order, split wherever the network split them.
+ */
+public interface BlockReader {
+  /** The reply has begun: the length of every block, in the order asked. */
+  default void start(long[] blockLengths) {}
+
+  /**
+   * The next bytes of block {@code index}. {@code data} is a read-only view of the client's
+   * network buffer, valid only during this call: copy what must be kept.
+   */
+  void read(int index, ByteBuffer data);
+}
