@@ -129,6 +129,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private long nextHeartbeatNanos;
   private boolean wakeRequested = true;
   private volatile boolean stopping;
+  /** Containers released since the last round's log line (kills between rounds included). */
   private int releasedThisRound;
 
   /**
@@ -324,7 +325,6 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void round() {
-    releasedThisRound = 0;
     endExpiredExclusions();
     releaseUnregistered();
     int running = count(State.RUNNING);
@@ -372,6 +372,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
           reconciler.pendingRequests(), count(State.STARTING), count(State.RUNNING));
       loggedTarget = targetExecutors;
     }
+    // Counted since the last line, so kills released between rounds are in it too.
+    releasedThisRound = 0;
   }
 
   private int handleAllocated(List<Container> allocated) {
