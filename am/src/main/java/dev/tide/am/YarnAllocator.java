@@ -105,6 +105,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private final long slowIntervalMs;
   private final BlockingQueue<Runnable> mailbox = new LinkedBlockingQueue<>();
   private final Thread thread;
+  /** Monotonic time for the heartbeat cadence ({@code System::nanoTime}; manual in tests). */
+  private final LongSupplier nanoClock;
 
   // Everything below is owned by the allocator thread (or written before it starts).
   private DriverCallbacks driver;
@@ -124,8 +126,10 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private int nextExecutorId = 1;
   private int heartbeatFailures;
   private long currentIntervalMs;
+  private long nextHeartbeatNanos;
   private boolean wakeRequested = true;
   private volatile boolean stopping;
+  /** Containers released since the last round's log line (kills between rounds included). */
   private int releasedThisRound;
 
   /**
@@ -149,7 +153,14 @@ public final class YarnAllocator implements ExecutorAllocationClient {
    */
   public YarnAllocator(AMRMClient<ContainerRequest> amrmClient, ExecutorRequests requests,
       ContainerOutcomeClassifier classifier, Settings settings) {
+    this(amrmClient, requests, classifier, settings, System::nanoTime);
+  }
+
+  /** @param nanoClock monotonic nanoseconds for the heartbeat cadence (tests: a manual clock) */
+  YarnAllocator(AMRMClient<ContainerRequest> amrmClient, ExecutorRequests requests,
+      ContainerOutcomeClassifier classifier, Settings settings, LongSupplier nanoClock) {
     this.amrmClient = amrmClient;
+    this.nanoClock = nanoClock;
     this.reconciler = requests;
     this.classifier = classifier;
     this.settings = settings;
@@ -169,10 +180,19 @@ public final class YarnAllocator implements ExecutorAllocationClient {
    * @param progress the application's progress (0..1) reported on each heartbeat
    */
   public void start(DriverCallbacks driver, ExecutorLauncher launcher, Supplier<Float> progress) {
+    bind(driver, launcher, progress);
+    thread.start();
+  }
+
+  /**
+   * Sets the collaborators without starting the thread; tests then drive the loop with
+   * {@link #runDue()} on their own thread.
+   */
+  void bind(DriverCallbacks driver, ExecutorLauncher launcher, Supplier<Float> progress) {
     this.driver = driver;
     this.launcher = launcher;
     this.progress = progress;
-    thread.start();
+    this.nextHeartbeatNanos = nanoClock.getAsLong();
   }
 
   @Override
@@ -245,23 +265,15 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void runLoop() {
-    long nextHeartbeat = System.nanoTime();
     try {
       while (!stopping) {
-        Runnable task;
-        while ((task = mailbox.poll()) != null) {
-          runTask(task);
-        }
-        long now = System.nanoTime();
-        if (wakeRequested || now - nextHeartbeat >= 0) {
-          wakeRequested = false;
-          round();
-          nextHeartbeat = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(nextInterval());
-          continue;
-        }
-        task = mailbox.poll(nextHeartbeat - now, TimeUnit.NANOSECONDS);
-        if (task != null) {
-          runTask(task);
+        long wait = runDue();
+        if (wait > 0) {
+          // A posted task (a new target, a kill, a launch result) ends the wait early.
+          Runnable task = mailbox.poll(wait, TimeUnit.NANOSECONDS);
+          if (task != null) {
+            runTask(task);
+          }
         }
       }
     } catch (InterruptedException e) {
@@ -269,6 +281,29 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     } finally {
       releaseAll();
     }
+  }
+
+  /**
+   * One pass of the allocator loop, on the allocator thread (or a test's, after {@link #bind}):
+   * runs the posted tasks, then a round if one is due: woken (the target or hints changed, an
+   * executor was killed or failed to launch) or the interval since the last round has passed.
+   *
+   * @return nanoseconds until the next round is due; 0 right after a round, so that what the
+   *     round itself posted or woke is served before waiting
+   */
+  long runDue() {
+    Runnable task;
+    while ((task = mailbox.poll()) != null) {
+      runTask(task);
+    }
+    long now = nanoClock.getAsLong();
+    if (wakeRequested || now - nextHeartbeatNanos >= 0) {
+      wakeRequested = false;
+      round();
+      nextHeartbeatNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(nextInterval());
+      return 0;
+    }
+    return nextHeartbeatNanos - now;
   }
 
   private void runTask(Runnable task) {
@@ -290,7 +325,6 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void round() {
-    releasedThisRound = 0;
     endExpiredExclusions();
     releaseUnregistered();
     int running = count(State.RUNNING);
@@ -338,6 +372,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
           reconciler.pendingRequests(), count(State.STARTING), count(State.RUNNING));
       loggedTarget = targetExecutors;
     }
+    // Counted since the last line, so kills released between rounds are in it too.
+    releasedThisRound = 0;
   }
 
   private int handleAllocated(List<Container> allocated) {

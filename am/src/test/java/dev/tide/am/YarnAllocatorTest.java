@@ -12,10 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
@@ -456,6 +458,125 @@ class YarnAllocatorTest {
     await("headroom known", () -> allocator.grantableExecutors() == 8);
     assertEquals(2, YarnAllocator.executorsThatFit(Resource.newInstance(2000, 64), EXECUTOR));
     assertEquals(0, YarnAllocator.executorsThatFit(Resource.newInstance(-512, 4), EXECUTOR));
+  }
+
+  /**
+   * The cadence with the production intervals, on a manual clock and the test's thread: 200 ms
+   * while requests are pending or executors starting, doubling to 3 s when nothing is, and a
+   * heartbeat at once when the target changes (not when it is declared unchanged).
+   */
+  @Test
+  void heartbeatsEvery200msWhilePendingBacksOffTo3sAndWakesOnANewTarget() {
+    ManualHeartbeats rm = new ManualHeartbeats(amrm);
+    YarnAllocator manual = new YarnAllocator(amrm,
+        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
+        new ExitStatusClassifier(512, 256), new YarnAllocator.Settings(EXECUTOR, 3,
+            Duration.ofHours(1), 0, Duration.ofMinutes(10), Duration.ZERO,
+            Duration.ofMillis(200), Duration.ofSeconds(3), false, clock::get),
+        rm::nanos);
+    manual.bind(driver, new ExecutorLauncher(new ExecutorLaunchContexts(
+        new Configuration(false), TestContainers.APP.toString(), "amhost", 40000,
+        AppSecret.generate(), Optional.empty()), (container, context) -> {
+          started.add(container.getId());
+          return Map.of("tide_shuffle", ByteBuffer.allocate(4).putInt(0, 7337));
+        }, new CallerRunsExecutorService(), ByteBuffer::getInt), () -> 0.5f);
+
+    // Nothing asked for: the first round at once, then 400, 800, 1600 ms, then every 3 s.
+    rm.runUntil(manual, 3_000);
+    assertEquals(List.of(0L, 400L, 1_200L, 2_800L), rm.heartbeatMillis, "backing off");
+    rm.heartbeatMillis.clear();
+    manual.requestTotalExecutors(0, 0, Map.of());
+    rm.runUntil(manual, 9_000);
+    assertEquals(List.of(5_800L, 8_800L), rm.heartbeatMillis,
+        "every 3 s; an unchanged target wakes nothing");
+
+    // A new target: a heartbeat at once, then every 200 ms while its requests are pending.
+    rm.heartbeatMillis.clear();
+    manual.requestTotalExecutors(2, 0, Map.of());
+    rm.runUntil(manual, 9_600);
+    assertEquals(List.of(9_000L, 9_200L, 9_400L, 9_600L), rm.heartbeatMillis);
+    assertEquals(2, amrm.pendingAtLastHeartbeat);
+
+    // Both granted at 9800: one more 200 ms round while they start, then backing off again.
+    rm.heartbeatMillis.clear();
+    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+        containers.container("node2", EXECUTOR)));
+    rm.runUntil(manual, 13_000);
+    assertEquals(2, driver.launched.size());
+    assertEquals(List.of(9_800L, 10_000L, 10_400L, 11_200L, 12_800L), rm.heartbeatMillis);
+
+    // Woken at once by a new target, not at 12800 + 3200.
+    rm.heartbeatMillis.clear();
+    manual.requestTotalExecutors(3, 0, Map.of());
+    rm.runUntil(manual, 13_400);
+    assertEquals(List.of(13_000L, 13_200L, 13_400L), rm.heartbeatMillis);
+    assertEquals(1, amrm.pendingAtLastHeartbeat);
+  }
+
+  /** A manual clock that runs an allocator's loop on the test thread and notes its heartbeats. */
+  private static final class ManualHeartbeats {
+    private final ScriptedAmrmClient amrm;
+    final List<Long> heartbeatMillis = new ArrayList<>();
+    private long nowNanos;
+
+    ManualHeartbeats(ScriptedAmrmClient amrm) {
+      this.amrm = amrm;
+    }
+
+    long nanos() {
+      return nowNanos;
+    }
+
+    /** Runs every round due up to {@code endMillis}, jumping the clock from one to the next. */
+    void runUntil(YarnAllocator allocator, long endMillis) {
+      long end = TimeUnit.MILLISECONDS.toNanos(endMillis);
+      while (true) {
+        int before = amrm.heartbeats;
+        long wait = allocator.runDue();
+        if (amrm.heartbeats != before) {
+          heartbeatMillis.add(TimeUnit.NANOSECONDS.toMillis(nowNanos));
+        }
+        if (wait == 0) {
+          continue;
+        }
+        if (nowNanos + wait > end) {
+          nowNanos = end;
+          return;
+        }
+        nowNanos += wait;
+      }
+    }
+  }
+
+  /** Runs each launch on the caller's thread, so its result is posted before the next pass. */
+  private static final class CallerRunsExecutorService extends AbstractExecutorService {
+    @Override
+    public void execute(Runnable command) {
+      command.run();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return true;
+    }
   }
 
   private static void await(String what, BooleanSupplier condition) {

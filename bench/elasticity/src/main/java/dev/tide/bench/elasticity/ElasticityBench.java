@@ -9,14 +9,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Runs every load trace under static allocation at maxExecutors, the exponential ramp-up and the
- * headroom ramp-up (Tide's real policy, default timeouts) on a simulated cluster, prints one
- * table, then the benchmark's targets with the measured ratios.
+ * headroom ramp-up (Tide's real policy, default timeouts) and an oracle that knows the trace, on
+ * a simulated cluster; prints one table, the bursty job's time per stage, then the benchmark's
+ * targets with the measured ratios.
  *
- * <p>Run: {@code mvn -f bench/elasticity/pom.xml -q compile exec:java} after
- * {@code mvn -o -q -pl driver-runtime install}.
+ * <p>Run: {@code bench/elasticity/run.sh}.
  */
 public final class ElasticityBench {
   static final int MAX_EXECUTORS = 256;
@@ -25,17 +26,27 @@ public final class ElasticityBench {
 
   private ElasticityBench() {}
 
-  /** The compared strategies, by name. */
-  static Map<String, AllocationSettings> strategies() {
+  /** The compared strategies, by name: how each builds its allocation for one run. */
+  static Map<String, Function<Simulation.Environment, Simulation.Allocation>> strategies() {
     AllocationSettings dynamic = AllocationSettings.defaults(0, MAX_EXECUTORS,
         CLUSTER.slotsPerExecutor());
-    Map<String, AllocationSettings> s = new LinkedHashMap<>();
-    s.put("static", new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
+    AllocationSettings fixed = new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
         CLUSTER.slotsPerExecutor(), BigDecimal.ONE, 1_000, 1_000, 60_000, 120_000,
-        RampUpMode.EXPONENTIAL));
-    s.put("exponential", dynamic);
-    s.put("headroom", dynamic.withRampUp(RampUpMode.HEADROOM));
+        RampUpMode.EXPONENTIAL);
+    long horizon = CLUSTER.heartbeatMillis() + CLUSTER.startLatencyMillis()
+        + CLUSTER.startJitterMillis() + Simulation.TICK_MILLIS;
+    Map<String, Function<Simulation.Environment, Simulation.Allocation>> s =
+        new LinkedHashMap<>();
+    s.put("static", policy(fixed));
+    s.put("exponential", policy(dynamic));
+    s.put("headroom", policy(dynamic.withRampUp(RampUpMode.HEADROOM)));
+    s.put("oracle", env -> new OracleAllocation(env, MAX_EXECUTORS, horizon));
     return s;
+  }
+
+  private static Function<Simulation.Environment, Simulation.Allocation> policy(
+      AllocationSettings settings) {
+    return env -> BatchAllocationPolicy.create(settings, env.headroom())::evaluate;
   }
 
   public static void main(String[] args) {
@@ -44,38 +55,87 @@ public final class ElasticityBench {
         + " maxExecutors %d, backlog timeout 1 s, idle timeout 60 s.%n%n", CLUSTER.capacity(),
         CLUSTER.slotsPerExecutor(), CLUSTER.startLatencyMillis(), CLUSTER.startJitterMillis(),
         CLUSTER.heartbeatMillis(), Simulation.TICK_MILLIS, MAX_EXECUTORS);
-    System.out.printf(Locale.ROOT, "%-7s %-12s %10s %7s %12s %7s %8s %8s %6s %6s %9s%n",
-        "trace", "strategy", "makespan s", "x stat", "executor-s", "x stat", "x oracle",
-        "targets", "kills", "peak", "to 256 s");
+    String header = "%-7s %-12s %10s %7s %11s %7s %8s %7s %7s %8s %7s %6s %5s %8s%n";
+    String row = "%-7s %-12s %10.1f %7.3f %11.0f %7.3f %8.2f %7.2f %7d %8d %7d %6d %5d %8s%n";
+    System.out.printf(Locale.ROOT, header, "trace", "strategy", "makespan s", "x stat",
+        "executor-s", "x stat", "x oracle", "x bound", "targets", "requests", "cancels",
+        "kills", "peak", "to 256 s");
     Map<String, Map<String, Simulation.Result>> results = new LinkedHashMap<>();
     for (Trace trace : LoadTraces.all()) {
       Map<String, Simulation.Result> byStrategy = new LinkedHashMap<>();
-      for (Map.Entry<String, AllocationSettings> s : strategies().entrySet()) {
-        byStrategy.put(s.getKey(), Simulation.run(trace, CLUSTER, s.getKey(),
-            headroom -> BatchAllocationPolicy.create(s.getValue(), headroom)));
+      for (var s : strategies().entrySet()) {
+        byStrategy.put(s.getKey(),
+            Simulation.run(trace, CLUSTER, MAX_EXECUTORS, s.getKey(), s.getValue()));
       }
       results.put(trace.name(), byStrategy);
       Simulation.Result stat = byStrategy.get("static");
+      Simulation.Result oracle = byStrategy.get("oracle");
       for (Simulation.Result r : byStrategy.values()) {
-        System.out.printf(Locale.ROOT, "%-7s %-12s %10.1f %7.3f %12.0f %7.3f %8.2f %8d %6d %6d %9s%n",
+        System.out.printf(Locale.ROOT, row,
             trace.name(), r.strategy() + (r.finished() ? "" : "*"), r.makespanMillis() / 1000.0,
             (double) r.makespanMillis() / stat.makespanMillis(), r.executorSeconds(),
             (double) r.executorMillis() / stat.executorMillis(),
-            (double) r.executorMillis() / r.oracleMillis(), r.targetChanges(), r.kills(),
-            r.peakExecutors(), r.rampMillis() < 0 ? "-"
+            (double) r.executorMillis() / oracle.executorMillis(),
+            (double) r.executorMillis() / r.lowerBoundMillis(), r.targetChanges(), r.requests(),
+            r.cancels(), r.kills(), r.peakExecutors(), r.rampMillis() < 0 ? "-"
                 : String.format(Locale.ROOT, "%.1f", r.rampMillis() / 1000.0));
       }
     }
     System.out.println();
     for (Trace trace : LoadTraces.all()) {
-      System.out.printf(Locale.ROOT, "%-7s %s; %d tasks, oracle %.0f executor-s%n",
+      System.out.printf(Locale.ROOT, "%-7s %s; %d tasks, lower bound %.0f executor-s%n",
           trace.name(), trace.description(), trace.tasks(),
           trace.workMillis() / 1000.0 / CLUSTER.slotsPerExecutor());
     }
-    System.out.println("(oracle = task work / slots per executor: no idle slot, no start"
-        + " latency; targets = changes of the declared target; * = cut off unfinished)");
+    System.out.println("(oracle = knows the trace: asks one container start ahead for what the"
+        + " tasks will occupy, releases idle executors at once; bound = task work / slots per"
+        + " executor, no idle slot and no start latency; targets = changes of the declared"
+        + " target; requests = containers asked for; cancels = ungranted requests withdrawn"
+        + " when the target dropped; kills = executors released by the policy;"
+        + " * = cut off unfinished)");
+    System.out.println();
+    printStages(LoadTraces.bursty(), results.get("bursty"));
     System.out.println();
     checkTargets(results);
+  }
+
+  /**
+   * Per stage of a barrier job: how long each strategy took from the stage's submission to
+   * running it at full width, and to its completion; the last columns are the differences with
+   * static allocation, i.e. where the makespan goes.
+   */
+  private static void printStages(Trace trace, Map<String, Simulation.Result> byStrategy) {
+    System.out.printf(Locale.ROOT, "%s, per stage: seconds from submission to full width"
+        + " (min(tasks, %d) running) / to completion%n", trace.name(), MAX_EXECUTORS);
+    StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-6s %7s", "stage",
+        "tasks"));
+    for (String strategy : byStrategy.keySet()) {
+      header.append(String.format(Locale.ROOT, " %17s", strategy));
+    }
+    for (String strategy : byStrategy.keySet()) {
+      if (!strategy.equals("static")) {
+        header.append(String.format(Locale.ROOT, " %12s", strategy.substring(0,
+            Math.min(5, strategy.length())) + "-stat"));
+      }
+    }
+    System.out.println(header);
+    Simulation.Result stat = byStrategy.get("static");
+    for (int i = 0; i < trace.stages().size(); i++) {
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-6d %7d", i + 1,
+          trace.stages().get(i).taskMillis().length));
+      for (Simulation.Result r : byStrategy.values()) {
+        Simulation.StageTimes t = r.stages().get(i);
+        line.append(String.format(Locale.ROOT, " %8.1f/%8.1f", t.toFullWidthMillis() / 1000.0,
+            t.durationMillis() / 1000.0));
+      }
+      for (Simulation.Result r : byStrategy.values()) {
+        if (r != stat) {
+          line.append(String.format(Locale.ROOT, " %+12.1f", (r.stages().get(i).durationMillis()
+              - stat.stages().get(i).durationMillis()) / 1000.0));
+        }
+      }
+      System.out.println(line);
+    }
   }
 
   private static void checkTargets(Map<String, Map<String, Simulation.Result>> results) {

@@ -16,6 +16,11 @@ import java.util.Random;
  * once. Lowering the target cancels only requests not yet granted (running and starting
  * containers stay). Headroom = capacity - allocated.
  *
+ * <p>The allocator's request table is counted as the real one would change: whenever the
+ * target changes (the allocator is woken at once) and on each heartbeat, the ungranted requests
+ * are brought to {@code max(0, target - allocated)}; what is added counts as requests, what is
+ * withdrawn as cancels. Counting does not change when or how many containers are granted.
+ *
  * <p>Single-threaded, driven by {@link Simulation}; times in simulated milliseconds. Every
  * container's grant and release times are kept for the executor-seconds account.
  */
@@ -47,6 +52,10 @@ final class SimulatedCluster implements ExecutorAllocationClient {
   private int nextId = 1;
   private int targetChanges;
   private int killed;
+  /** Requests asked for and not granted yet. */
+  private int pendingRequests;
+  private int requested;
+  private int cancelled;
   private long nowMillis;
 
   /**
@@ -71,6 +80,18 @@ final class SimulatedCluster implements ExecutorAllocationClient {
       targetChanges++;
     }
     target = targetExecutors;
+    reconcileRequests();
+  }
+
+  /** Adds or withdraws ungranted requests so that pending + allocated = target. */
+  private void reconcileRequests() {
+    int wanted = Math.max(0, target - live.size());
+    if (wanted > pendingRequests) {
+      requested += wanted - pendingRequests;
+    } else {
+      cancelled += pendingRequests - wanted;
+    }
+    pendingRequests = wanted;
   }
 
   @Override
@@ -91,8 +112,10 @@ final class SimulatedCluster implements ExecutorAllocationClient {
 
   /** One allocate round: grants what is missing and fits; reports each start to {@code to}. */
   void heartbeat(Launches to) {
-    int missing = Math.min(target - live.size(), capacity - live.size());
+    reconcileRequests();
+    int missing = Math.min(pendingRequests, capacity - live.size());
     for (int i = 0; i < missing; i++) {
+      pendingRequests--;
       Container c = new Container("e" + nextId++, nowMillis);
       live.put(c.executorId, c);
       all.add(c);
@@ -118,6 +141,21 @@ final class SimulatedCluster implements ExecutorAllocationClient {
 
   int killed() {
     return killed;
+  }
+
+  /** Containers granted and not released (starting or running executors). */
+  int allocated() {
+    return live.size();
+  }
+
+  /** Container requests added to the request table. */
+  int requested() {
+    return requested;
+  }
+
+  /** Ungranted requests withdrawn because the target dropped. */
+  int cancelled() {
+    return cancelled;
   }
 
   int containersGranted() {
