@@ -6,7 +6,6 @@ import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.transport.HandshakeException;
 import dev.tide.shuffle.transport.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -100,10 +99,6 @@ public final class ShuffleClient implements AutoCloseable {
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.SO_KEEPALIVE, true)
-        // Replies run to megabytes: reads of up to 1 MiB (Netty's default stops at 64 KiB) mean
-        // fewer system calls per reply; the buffer shrinks again when replies are small.
-        .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 2048,
-            1 << 20))
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
         .handler(new ChannelInitializer<Channel>() {
           @Override
