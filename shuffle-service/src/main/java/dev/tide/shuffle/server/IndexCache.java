@@ -7,8 +7,10 @@ import java.util.Map;
 
 /**
  * Least-recently-used cache of parsed index files, bounded by the bytes of offsets it holds.
- * An entry is only returned while the index file on disk is the one it was read from (same file
- * key, size and modification time), so a recomputed map output is never served stale offsets.
+ * An entry is only used while the index file on disk is the one it was read from: either the
+ * index file has the same file key, size and modification time ({@link #get}), or its shuffle
+ * directory has not changed since that was last seen ({@link Entry#dirStamp}, checked by
+ * {@link MapOutputResolver}). So a recomputed map output is never served stale offsets.
  * Thread-safe (synchronized; entries are immutable).
  */
 final class IndexCache {
@@ -21,7 +23,15 @@ final class IndexCache {
    * looked up again.
    */
   record Entry(Object fileKey, long size, long modifiedMillis, long[] offsets, Path dataFile,
-      Object dataFileKey) {
+      Object dataFileKey, DirStamp dirStamp) {
+    /**
+     * The same entry, known to be current while its shuffle directory still has {@code stamp}
+     * (null: not known, check the index file itself).
+     */
+    Entry withDirStamp(DirStamp stamp) {
+      return new Entry(fileKey, size, modifiedMillis, offsets, dataFile, dataFileKey, stamp);
+    }
+
     /** Bytes charged to the cache: the offsets plus a fixed allowance for the entry's objects. */
     long weight() {
       return ENTRY_OVERHEAD_BYTES + 8L * offsets.length;
@@ -42,6 +52,18 @@ final class IndexCache {
 
   IndexCache(long maxBytes) {
     this.maxBytes = maxBytes;
+  }
+
+  /**
+   * What a directory looked like: its file key and modification time (nanoseconds since the
+   * epoch). Creating, renaming or deleting a file in it changes the time, so while a directory
+   * keeps its stamp no index file in it was replaced.
+   */
+  record DirStamp(Object fileKey, long modifiedNanos) {}
+
+  /** The entry as it is, without checking it against the disk (the caller does), or null. */
+  synchronized Entry peek(Key key) {
+    return entries.get(key);
   }
 
   synchronized Entry get(Key key, Object fileKey, long size, long modifiedMillis) {

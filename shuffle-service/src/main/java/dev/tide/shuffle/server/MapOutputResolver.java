@@ -4,6 +4,7 @@ import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
+import dev.tide.shuffle.server.IndexCache.DirStamp;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,36 +13,59 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * Turns a fetch request into a {@link FetchPlan}: finds each map output by probing every
  * NodeManager local dir at the layout path derived from the registered (user, application) and
  * the integer ids, reads (or reuses) its index, checks the data file is complete, and opens the
  * file regions to send, coalescing consecutive blocks whose ranges are adjacent in one file.
+ *
+ * <p>A cached index is reused without looking its file up again while its shuffle dir keeps the
+ * modification time it had when the index was last seen in place (the committer only ever
+ * renames files into a shuffle dir, which changes that time), once the dir has been left alone
+ * for {@link #SETTLED_MILLIS}; so a request for the blocks of many maps costs one lookup of
+ * their shuffle dir, not one per index file. Otherwise the index file's own identity decides.
  * Blocking disk work: called on the server's disk threads only. Thread-safe.
  */
 final class MapOutputResolver {
   /** Index files above this size (about 16 million partitions) are treated as corrupt. */
   private static final long MAX_INDEX_BYTES = 8L * ((1 << 24) + 1);
 
+  /**
+   * How long a shuffle dir must have been left alone before its modification time stands for
+   * its contents: longer than the coarsest timestamp granularity of a local file system (ext3:
+   * 1 s) and the kernel's coarse clock.
+   */
+  static final long SETTLED_MILLIS = 2000;
+
   private final List<Path> localDirs;
   private final IndexCache indexCache;
   private final long maxReplyBytes;
   private final DataFiles dataFiles;
+  private final LongSupplier wallClockMillis;
   private final Map<String, List<Path>> appDirs = new ConcurrentHashMap<>();
+  private final LongAdder indexLookups = new LongAdder();
 
+  /** @param wallClockMillis the time file systems stamp files with, in epoch milliseconds */
   MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes,
-      DataFiles dataFiles) {
+      DataFiles dataFiles, LongSupplier wallClockMillis) {
     this.localDirs = List.copyOf(localDirs);
     this.indexCache = indexCache;
     this.maxReplyBytes = maxReplyBytes;
     this.dataFiles = dataFiles;
+    this.wallClockMillis = wallClockMillis;
   }
 
   private record MapKey(int shuffleId, int mapId) {}
@@ -55,8 +79,9 @@ final class MapOutputResolver {
 
   FetchPlan plan(RegisteredApp app, List<BlockId> blocks) throws FetchRefusedException {
     Map<MapKey, MapOutput> outputs = new LinkedHashMap<>();
+    Map<Path, Optional<DirStamp>> dirs = new HashMap<>();
     for (BlockId b : blocks) {
-      outputs.computeIfAbsent(new MapKey(b.shuffleId(), b.mapId()), k -> locate(app, k));
+      outputs.computeIfAbsent(new MapKey(b.shuffleId(), b.mapId()), k -> locate(app, k, dirs));
     }
     refuseMissing(app, blocks, outputs);
 
@@ -149,41 +174,48 @@ final class MapOutputResolver {
     return a.shuffleId() == b.shuffleId() && a.mapId() == b.mapId();
   }
 
-  private MapOutput locate(RegisteredApp app, MapKey key) {
+  private MapOutput locate(RegisteredApp app, MapKey key, Map<Path, Optional<DirStamp>> dirs) {
+    IndexCache.Key cacheKey = new IndexCache.Key(app.appId(), key.shuffleId(), key.mapId());
+    IndexCache.Entry known = indexCache.peek(cacheKey);
+    if (known != null && known.dirStamp() != null
+        && known.dirStamp().equals(settledStamp(known.dataFile().getParent(), dirs))) {
+      // Nothing was created, renamed or deleted in its shuffle dir since the index was last
+      // seen in place: the same index, without looking the index file up by path again.
+      return current(known, cacheKey);
+    }
     List<Path> appDirs = appDirs(app);
     // The writer places a map output in one of the application's dirs by (shuffle, map): look
     // there first, then in the others (a NodeManager may list its dirs in another order).
     int chosen = ShuffleLayout.dirIndex(key.shuffleId(), key.mapId(), appDirs.size());
     for (int i = 0; i < appDirs.size(); i++) {
       Path appDir = appDirs.get((chosen + i) % appDirs.size());
+      // Stamped before the index is looked at, so a change after the look changes the stamp.
+      DirStamp stamp = settledStamp(ShuffleLayout.shuffleDir(appDir, key.shuffleId()), dirs);
       Path index = ShuffleLayout.indexFile(appDir, key.shuffleId(), key.mapId());
       BasicFileAttributes attrs;
       try {
+        indexLookups.increment();
         attrs = Files.readAttributes(index, BasicFileAttributes.class);
       } catch (NoSuchFileException e) {
         continue;
       } catch (IOException e) {
         return MapOutput.missing("cannot read " + index + ": " + e);
       }
-      IndexCache.Key cacheKey = new IndexCache.Key(app.appId(), key.shuffleId(), key.mapId());
       long modified = attrs.lastModifiedTime().toMillis();
       IndexCache.Entry cached = indexCache.get(cacheKey, attrs.fileKey(), attrs.size(), modified);
       try {
         if (cached != null) {
-          // Same index, so same data file: its size from the open file if it is still open
-          // (an fstat, no path lookup), else from the file system.
-          long size = dataFiles.sizeIfOpen(app.appId(), cached.dataFile(), cached.dataFileKey());
-          if (size < 0) {
-            size = Files.size(cached.dataFile());
+          if (stamp != null && !stamp.equals(cached.dirStamp())) {
+            cached = cached.withDirStamp(stamp);
+            indexCache.put(cacheKey, cached);
           }
-          return checkedComplete(cached.dataFile(), cached.dataFileKey(), cached.offsets(), size,
-              cacheKey);
+          return current(cached, cacheKey);
         }
         Path data = ShuffleLayout.dataFile(appDir, key.shuffleId(), key.mapId());
         long[] offsets = readIndex(index, attrs.size());
         BasicFileAttributes dataAttrs = Files.readAttributes(data, BasicFileAttributes.class);
         indexCache.put(cacheKey, new IndexCache.Entry(attrs.fileKey(), attrs.size(), modified,
-            offsets, data, dataAttrs.fileKey()));
+            offsets, data, dataAttrs.fileKey(), stamp));
         return checkedComplete(data, dataAttrs.fileKey(), offsets, dataAttrs.size(), cacheKey);
       } catch (NoSuchFileException e) {
         return MapOutput.missing("file " + e.getFile() + " is missing");
@@ -192,6 +224,54 @@ final class MapOutputResolver {
       }
     }
     return MapOutput.missing("no index file in any of " + localDirs.size() + " local dirs");
+  }
+
+  /**
+   * A map output whose index is known to be in place: same index, so same data file, checked
+   * complete by its size from the open file if it is still open (an fstat, no path lookup),
+   * else from the file system.
+   */
+  private MapOutput current(IndexCache.Entry cached, IndexCache.Key cacheKey) {
+    try {
+      long size = dataFiles.sizeIfOpen(cacheKey.appId(), cached.dataFile(), cached.dataFileKey());
+      if (size < 0) {
+        size = Files.size(cached.dataFile());
+      }
+      return checkedComplete(cached.dataFile(), cached.dataFileKey(), cached.offsets(), size,
+          cacheKey);
+    } catch (NoSuchFileException e) {
+      indexCache.remove(cacheKey);
+      return MapOutput.missing("file " + e.getFile() + " is missing");
+    } catch (IOException e) {
+      return MapOutput.missing("cannot read map output " + cached.dataFile() + ": "
+          + e.getMessage());
+    }
+  }
+
+  /**
+   * The stamp of a shuffle dir, once per dir per request, or null when it is missing, has no
+   * file key, or changed less than {@link #SETTLED_MILLIS} ago: a change within the file
+   * system's timestamp granularity of the one seen could leave the time as it was.
+   */
+  private DirStamp settledStamp(Path dir, Map<Path, Optional<DirStamp>> dirs) {
+    return dirs.computeIfAbsent(dir, d -> {
+      try {
+        BasicFileAttributes attrs = Files.readAttributes(d, BasicFileAttributes.class);
+        FileTime modified = attrs.lastModifiedTime();
+        if (attrs.fileKey() == null
+            || wallClockMillis.getAsLong() - modified.toMillis() < SETTLED_MILLIS) {
+          return Optional.empty();
+        }
+        return Optional.of(new DirStamp(attrs.fileKey(), modified.to(TimeUnit.NANOSECONDS)));
+      } catch (IOException e) {
+        return Optional.empty();
+      }
+    }).orElse(null);
+  }
+
+  /** Index files looked up by path so far (tests: the settled-dir path does none). */
+  long indexLookups() {
+    return indexLookups.sum();
   }
 
   private MapOutput checkedComplete(Path data, Object dataKey, long[] offsets, long dataSize,

@@ -77,7 +77,7 @@ public final class ShuffleServer implements AutoCloseable {
     this.dataFiles = new DataFiles(IDLE_OPEN_FILES, stats);
     this.copier = new ShortRangeCopier(config.copyBelowBytes(), config.maxCopiedBytes());
     this.resolver = new MapOutputResolver(config.localDirs(), indexCache, config.maxReplyBytes(),
-        dataFiles);
+        dataFiles, System::currentTimeMillis);
     // Our own pool, not Netty's shared default: a bounded number of direct arenas (heap buffers
     // unpooled), 8 KiB pages, 4 MiB chunks, small thread caches. Only headers, error replies
     // and partly received request frames live in it; data goes zero-copy from the files.

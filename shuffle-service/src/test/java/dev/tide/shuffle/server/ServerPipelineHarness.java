@@ -66,7 +66,8 @@ final class ServerPipelineHarness {
     registry.register(OTHER_APP, "bob", "other-secret".getBytes(StandardCharsets.UTF_8));
     copier = new ShortRangeCopier(config.copyBelowBytes(), config.maxCopiedBytes());
     resolver = new MapOutputResolver(config.localDirs(), new IndexCache(1 << 16),
-        config.maxReplyBytes(), new DataFiles(ShuffleServer.IDLE_OPEN_FILES, stats));
+        config.maxReplyBytes(), new DataFiles(ShuffleServer.IDLE_OPEN_FILES, stats),
+        System::currentTimeMillis);
   }
 
   /** A new server-side connection, not yet authenticated, doing its disk work inline. */
