@@ -23,7 +23,8 @@ import java.util.function.Function;
  * least {@value #MIN_HOSTS_PER_REQUEST} hosts, or more when there are few requests to place,
  * so that together they still name every lacking host. Small requests let many containers be
  * placed locally (each allocation removes one request, and with it one share of each host it
- * names), and when a host drops out of the hints only the few requests naming it go stale.
+ * names), and when a host drops out of the hints only the few requests naming it can go stale
+ * (see {@link #isStale}).
  * What is left once no host lacks containers is requested for any host.
  */
 public final class LocalityPlacement implements ContainerPlacement {
@@ -127,13 +128,20 @@ public final class LocalityPlacement implements ContainerPlacement {
     return lacking;
   }
 
+  /**
+   * Stale when at least half of the hosts a request names no longer have a pending local task.
+   * A request that still names mostly preferred hosts is kept: re-placing it would withdraw and
+   * re-send every host it names to the RM for a container that would most likely be placed on
+   * one of them anyway (Spark keeps a request while any of its hosts is preferred).
+   */
   @Override
   public boolean isStale(List<String> requestHosts, Map<String, Integer> hostToLocalTaskCount) {
+    int unpreferred = 0;
     for (String host : requestHosts) {
       if (hostToLocalTaskCount.getOrDefault(host, 0) <= 0) {
-        return true;
+        unpreferred++;
       }
     }
-    return false;
+    return unpreferred > 0 && 2 * unpreferred >= requestHosts.size();
   }
 }

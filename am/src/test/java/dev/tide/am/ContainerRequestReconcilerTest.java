@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.am.ExecutorRequests.Assignment;
 import dev.tide.am.ExecutorRequests.RequestDelta;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -208,6 +209,34 @@ class ContainerRequestReconcilerTest {
     assertEquals(0, pendingOn("h1"));
     assertEquals(2, pendingOn("h2"));
     assertEquals(3, reconciler.pendingRequests());
+  }
+
+  @Test
+  void aRequestIsKeptWhileMostOfItsHostsArePreferredAndPlacedAgainAfter() {
+    ContainerRequestReconciler reconciler = locality();
+    // One task on each of 8 hosts, one executor wanted: one request naming all 8.
+    Map<String, Integer> hints = new HashMap<>();
+    for (int h = 1; h <= 8; h++) {
+      hints.put("h" + h, 1);
+    }
+    reconciler.reconcile(demand(1, 8, hints, Map.of()));
+    assertEquals(1, reconciler.pendingRequests());
+    assertEquals(1, pendingOn("h8"));
+
+    hints.remove("h8");
+    hints.remove("h7");
+    assertEquals(new RequestDelta(0, 0), reconciler.reconcile(demand(1, 6, hints, Map.of())),
+        "6 of its 8 hosts still preferred: left as it is");
+    assertEquals(1, pendingOn("h8"));
+
+    hints.remove("h6");
+    hints.remove("h5");
+    RequestDelta delta = reconciler.reconcile(demand(1, 4, hints, Map.of()));
+    assertEquals(1, delta.cancelled(), "half its hosts no longer preferred: stale");
+    assertEquals(1, delta.requested());
+    assertEquals(0, pendingOn("h8"));
+    assertEquals(1, pendingOn("h1"));
+    assertEquals(1, reconciler.pendingRequests());
   }
 
   @Test

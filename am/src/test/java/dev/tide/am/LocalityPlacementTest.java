@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.am.ContainerPlacement.Input;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -55,7 +56,7 @@ class LocalityPlacementTest {
     // 32 hosts on 2 racks (odd and even numbers), one task each, 1 task per executor: each host
     // lacks one container. 32 requests to place: the layer of 32 hosts becomes 4 requests of 8,
     // each within one rack; the other 28 go anywhere.
-    Map<String, Integer> hints = new java.util.HashMap<>();
+    Map<String, Integer> hints = new HashMap<>();
     for (int i = 0; i < 32; i++) {
       hints.put(String.format("h%02d", i), 1);
     }
@@ -81,14 +82,14 @@ class LocalityPlacementTest {
     // 100 hosts lack 2 containers each (200 shares) but only 5 requests are wanted: requests of
     // at least 40 hosts, so each layer of 100 becomes 2 requests of 50; 4 requests name every
     // host twice and the fifth goes anywhere.
-    Map<String, Integer> hints = new java.util.HashMap<>();
+    Map<String, Integer> hints = new HashMap<>();
     for (int i = 0; i < 100; i++) {
       hints.put(String.format("h%03d", i), 2);
     }
     List<List<String>> requests = placement.place(new Input(5, 100, 1, 100, hints, Map.of()));
 
     assertEquals(5, requests.size());
-    Map<String, Integer> named = new java.util.HashMap<>();
+    Map<String, Integer> named = new HashMap<>();
     for (List<String> hosts : requests.subList(0, 4)) {
       assertEquals(50, hosts.size());
       hosts.forEach(h -> named.merge(h, 1, Integer::sum));
@@ -105,11 +106,24 @@ class LocalityPlacementTest {
   }
 
   @Test
-  void requestsNamingAHostWithoutPendingTasksAreStale() {
+  void requestsNamingHalfTheirHostsWithoutPendingTasksAreStale() {
     assertFalse(placement.isStale(List.of(), Map.of()));
     assertFalse(placement.isStale(List.of("h1"), Map.of("h1", 1)));
     assertTrue(placement.isStale(List.of("h1", "h2"), Map.of("h1", 1)));
     assertTrue(placement.isStale(List.of("h1"), Map.of("h1", 0)));
+    // Of eight hosts, one or three no longer preferred: kept; four: stale.
+    List<String> eight = List.of("h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8");
+    Map<String, Integer> hints = new HashMap<>();
+    for (String h : eight) {
+      hints.put(h, 2);
+    }
+    hints.remove("h8");
+    assertFalse(placement.isStale(eight, hints));
+    hints.remove("h7");
+    hints.remove("h6");
+    assertFalse(placement.isStale(eight, hints));
+    hints.remove("h5");
+    assertTrue(placement.isStale(eight, hints));
   }
 
   @Test

@@ -51,9 +51,12 @@ import org.openjdk.jmh.annotations.State;
  *       tasks finished and 1% of new ones arrived (so some hosts drop out of the hints and some
  *       gain; with these numbers no host drops out entirely, so nothing is stale and the round
  *       swaps one any-host request for one local one).
- *   <li>{@code hostsDroppedRound}: the table as above; 1% of the hosts (50) lose all their
- *       pending tasks, so every request naming one of them is stale: cancelled and placed
- *       again (the worst case of a small change for layered locality requests).
+ *   <li>{@code hostsDroppedRound}: the table as above; 1% of the hosts (every 100th, 50) lose
+ *       all their pending tasks. A request is stale when at least half of the hosts it names
+ *       lost theirs, so these scattered hosts leave the requests naming them in place.
+ *   <li>{@code rackDroppedRound}: the table as above; 1% of the hosts, consecutive in rack
+ *       order (the first 50: one rack and a quarter), lose all their pending tasks, so the
+ *       requests naming them are stale: cancelled and placed again.
  *   <li>{@code unchangedHintsRound}: the steady state, same hints as the table was built for.
  *   <li>{@code placementOnly}: {@link LocalityPlacement#place} alone, for the cold input.
  *   <li>{@code requestTableOnly}: the cold round's requests, built beforehand, added to an
@@ -89,6 +92,8 @@ public class AllocationRoundBench {
   private Map<String, Integer> changedHints;
   private Map<String, Integer> droppedHints;
   private int droppedTasks;
+  private Map<String, Integer> rackDroppedHints;
+  private int rackDroppedTasks;
   private int target;
   private RackCache racks;
 
@@ -118,6 +123,13 @@ public class AllocationRoundBench {
     for (int h = 0; h < hosts; h += 100) {
       Integer n = droppedHints.remove(hostNames[h]);
       droppedTasks -= n == null ? 0 : n / REPLICAS;
+    }
+    // 1% of the hosts, the first ones (consecutive on their racks), no longer preferred.
+    rackDroppedHints = new HashMap<>(hints);
+    rackDroppedTasks = tasks;
+    for (int h = 0; h < hosts / 100; h++) {
+      Integer n = rackDroppedHints.remove(hostNames[h]);
+      rackDroppedTasks -= n == null ? 0 : n / REPLICAS;
     }
     target = tasks / TASKS_PER_EXECUTOR;
     Configuration conf = new Configuration(false);
@@ -213,6 +225,11 @@ public class AllocationRoundBench {
   }
 
   @Benchmark
+  public RequestDelta rackDroppedRound(Populated table) {
+    return table.round(this, rackDroppedHints, rackDroppedTasks);
+  }
+
+  @Benchmark
   public RequestDelta unchangedHintsRound(Populated table) {
     return table.round(this, hints);
   }
@@ -281,5 +298,9 @@ public class AllocationRoundBench {
     t.round(b, b.hints);
     System.out.println("dropped: " + t.round(b, b.droppedHints, b.droppedTasks) + ", table "
         + t.reconciler.pendingRequests());
+    t.fresh(b);
+    t.round(b, b.hints);
+    System.out.println("rack dropped: " + t.round(b, b.rackDroppedHints, b.rackDroppedTasks)
+        + ", table " + t.reconciler.pendingRequests());
   }
 }
