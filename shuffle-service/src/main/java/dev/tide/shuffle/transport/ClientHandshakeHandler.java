@@ -91,14 +91,14 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
           + busy.retryAfterMillis() + " ms): " + busy.reason(), null, busy.retryAfterMillis());
     } else if (state == State.AWAIT_CHALLENGE
         && message instanceof HandshakeMessage.Challenge challenge) {
-      serverNonce = challenge.serverNonce();
+      serverNonce = challenge.serverNonce().toArray();
       state = State.AWAIT_OK;
       ctx.writeAndFlush(new HandshakeMessage.Response(
           HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce))
           .toFrame(ctx.alloc()));
     } else if (state == State.AWAIT_OK && message instanceof HandshakeMessage.Ok ok) {
       if (!HandshakeMessages.matches(
-          HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce), ok.proof())) {
+          HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce), ok.proof().toArray())) {
         fail(ctx, HandshakeException.Kind.REJECTED,
             "the server could not prove it knows the application secret", null);
         return;

@@ -3,7 +3,6 @@ package dev.tide.shuffle.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * A frame of the handshake (type bytes 1-15): immutable, with an explicit type byte, encoded as
@@ -20,8 +19,8 @@ import java.util.Arrays;
  *
  * Constructors validate (nonce and proof sizes, application id length, retry-after sign) and
  * throw {@link IllegalArgumentException}; decoding turns that, a short body and trailing bytes
- * into a {@link MalformedFrameException} naming the message. Records holding byte arrays copy
- * them in and out and compare them by content.
+ * into a {@link MalformedFrameException} naming the message. Nonces and proofs are
+ * {@link FixedBytes}: copied in and out, compared by content, never printed.
  */
 sealed interface HandshakeMessage {
   byte type();
@@ -41,7 +40,9 @@ sealed interface HandshakeMessage {
   }
 
   /** Client -> server: the application the connection wants to act for, and the client's nonce. */
-  record Hello(String appId, byte[] clientNonce) implements HandshakeMessage {
+  record Hello(String appId, FixedBytes clientNonce) implements HandshakeMessage {
+    private static final String HELLO_NONCE = "HELLO client nonce";
+
     public Hello {
       if (appId == null || appId.isEmpty()) {
         throw new IllegalArgumentException("HELLO names no application");
@@ -51,18 +52,16 @@ sealed interface HandshakeMessage {
         throw new IllegalArgumentException("HELLO application id of " + appIdBytes
             + " bytes exceeds " + HandshakeMessages.MAX_APP_ID_BYTES);
       }
-      clientNonce = HandshakeMessages.exactly(clientNonce, HandshakeMessages.NONCE_BYTES,
-          "HELLO client nonce");
+      FixedBytes.require(clientNonce, HandshakeMessages.NONCE_BYTES, HELLO_NONCE);
+    }
+
+    public Hello(String appId, byte[] clientNonce) {
+      this(appId, FixedBytes.copyOf(clientNonce, HandshakeMessages.NONCE_BYTES, HELLO_NONCE));
     }
 
     /** The protocol version this HELLO announces (the only one there is). */
     public byte version() {
       return HandshakeMessages.VERSION;
-    }
-
-    @Override
-    public byte[] clientNonce() {
-      return clientNonce.clone();
     }
 
     @Override
@@ -79,7 +78,7 @@ sealed interface HandshakeMessage {
     public void encodePayload(ByteBuf buf) {
       buf.writeByte(HandshakeMessages.VERSION);
       WireStrings.write(buf, appId);
-      buf.writeBytes(clientNonce);
+      clientNonce.writeTo(buf);
     }
 
     /** @throws UnsupportedVersionException if the version byte is not ours; nothing else read */
@@ -89,37 +88,20 @@ sealed interface HandshakeMessage {
         throw new UnsupportedVersionException(version);
       }
       String appId = WireStrings.read(buf, HandshakeMessages.MAX_APP_ID_BYTES, "HELLO application id");
-      return new Hello(appId, HandshakeMessages.readRest(buf, HandshakeMessages.NONCE_BYTES,
-          "HELLO client nonce"));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Hello h && h.appId.equals(appId)
-          && Arrays.equals(h.clientNonce, clientNonce);
-    }
-
-    @Override
-    public int hashCode() {
-      return appId.hashCode() * 31 + Arrays.hashCode(clientNonce);
-    }
-
-    @Override
-    public String toString() {
-      return "Hello[version=" + HandshakeMessages.VERSION + ", appId=" + appId + "]";
+      return new Hello(appId, FixedBytes.readRest(buf, HandshakeMessages.NONCE_BYTES, HELLO_NONCE));
     }
   }
 
   /** Server -> client, answering HELLO: the server's nonce. */
-  record Challenge(byte[] serverNonce) implements HandshakeMessage {
+  record Challenge(FixedBytes serverNonce) implements HandshakeMessage {
+    private static final String WHAT = "CHALLENGE server nonce";
+
     public Challenge {
-      serverNonce = HandshakeMessages.exactly(serverNonce, HandshakeMessages.NONCE_BYTES,
-          "CHALLENGE server nonce");
+      FixedBytes.require(serverNonce, HandshakeMessages.NONCE_BYTES, WHAT);
     }
 
-    @Override
-    public byte[] serverNonce() {
-      return serverNonce.clone();
+    public Challenge(byte[] serverNonce) {
+      this(FixedBytes.copyOf(serverNonce, HandshakeMessages.NONCE_BYTES, WHAT));
     }
 
     @Override
@@ -134,39 +116,24 @@ sealed interface HandshakeMessage {
 
     @Override
     public void encodePayload(ByteBuf buf) {
-      buf.writeBytes(serverNonce);
+      serverNonce.writeTo(buf);
     }
 
     static Challenge decode(ByteBuf buf) {
-      return new Challenge(HandshakeMessages.readRest(buf, HandshakeMessages.NONCE_BYTES,
-          "CHALLENGE server nonce"));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Challenge c && Arrays.equals(c.serverNonce, serverNonce);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(serverNonce);
-    }
-
-    @Override
-    public String toString() {
-      return "Challenge[]";
+      return new Challenge(FixedBytes.readRest(buf, HandshakeMessages.NONCE_BYTES, WHAT));
     }
   }
 
   /** Client -> server, answering CHALLENGE: the client's proof that it knows the secret. */
-  record Response(byte[] proof) implements HandshakeMessage {
+  record Response(FixedBytes proof) implements HandshakeMessage {
+    private static final String WHAT = "RESPONSE proof";
+
     public Response {
-      proof = HandshakeMessages.exactly(proof, HandshakeMessages.PROOF_BYTES, "RESPONSE proof");
+      FixedBytes.require(proof, HandshakeMessages.PROOF_BYTES, WHAT);
     }
 
-    @Override
-    public byte[] proof() {
-      return proof.clone();
+    public Response(byte[] proof) {
+      this(FixedBytes.copyOf(proof, HandshakeMessages.PROOF_BYTES, WHAT));
     }
 
     @Override
@@ -181,39 +148,24 @@ sealed interface HandshakeMessage {
 
     @Override
     public void encodePayload(ByteBuf buf) {
-      buf.writeBytes(proof);
+      proof.writeTo(buf);
     }
 
     static Response decode(ByteBuf buf) {
-      return new Response(HandshakeMessages.readRest(buf, HandshakeMessages.PROOF_BYTES,
-          "RESPONSE proof"));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Response r && Arrays.equals(r.proof, proof);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(proof);
-    }
-
-    @Override
-    public String toString() {
-      return "Response[]";
+      return new Response(FixedBytes.readRest(buf, HandshakeMessages.PROOF_BYTES, WHAT));
     }
   }
 
   /** Server -> client, accepting RESPONSE: the server's own proof (mutual authentication). */
-  record Ok(byte[] proof) implements HandshakeMessage {
+  record Ok(FixedBytes proof) implements HandshakeMessage {
+    private static final String WHAT = "OK proof";
+
     public Ok {
-      proof = HandshakeMessages.exactly(proof, HandshakeMessages.PROOF_BYTES, "OK proof");
+      FixedBytes.require(proof, HandshakeMessages.PROOF_BYTES, WHAT);
     }
 
-    @Override
-    public byte[] proof() {
-      return proof.clone();
+    public Ok(byte[] proof) {
+      this(FixedBytes.copyOf(proof, HandshakeMessages.PROOF_BYTES, WHAT));
     }
 
     @Override
@@ -228,26 +180,11 @@ sealed interface HandshakeMessage {
 
     @Override
     public void encodePayload(ByteBuf buf) {
-      buf.writeBytes(proof);
+      proof.writeTo(buf);
     }
 
     static Ok decode(ByteBuf buf) {
-      return new Ok(HandshakeMessages.readRest(buf, HandshakeMessages.PROOF_BYTES, "OK proof"));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Ok k && Arrays.equals(k.proof, proof);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(proof);
-    }
-
-    @Override
-    public String toString() {
-      return "Ok[]";
+      return new Ok(FixedBytes.readRest(buf, HandshakeMessages.PROOF_BYTES, WHAT));
     }
   }
 

@@ -87,26 +87,6 @@ final class HandshakeMessages {
     };
   }
 
-  /** A copy of {@code bytes}, which must hold exactly {@code n} bytes. */
-  static byte[] exactly(byte[] bytes, int n, String what) {
-    if (bytes == null || bytes.length != n) {
-      throw new IllegalArgumentException(what + " must be " + n + " bytes, got "
-          + (bytes == null ? "none" : bytes.length));
-    }
-    return bytes.clone();
-  }
-
-  /** Reads exactly {@code n} bytes that must be all that is left of the body. */
-  static byte[] readRest(ByteBuf body, int n, String what) {
-    if (body.readableBytes() != n) {
-      throw new MalformedFrameException(what + " must be " + n + " bytes, got "
-          + body.readableBytes());
-    }
-    byte[] out = new byte[n];
-    body.readBytes(out);
-    return out;
-  }
-
   static void requireFullyRead(ByteBuf body, String what) {
     if (body.isReadable()) {
       throw new MalformedFrameException(body.readableBytes() + " trailing bytes after " + what);

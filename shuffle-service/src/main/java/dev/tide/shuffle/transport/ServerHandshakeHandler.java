@@ -97,7 +97,7 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
 
   private void onHello(ChannelHandlerContext ctx, HandshakeMessage.Hello hello) {
     appId = hello.appId();
-    clientNonce = hello.clientNonce();
+    clientNonce = hello.clientNonce().toArray();
     secret = secrets.secretFor(appId);
     serverNonce = HandshakeMessages.nonce();
     state = State.AWAIT_RESPONSE;
@@ -110,7 +110,7 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     byte[] expected = HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce);
-    if (!HandshakeMessages.matches(expected, response.proof())) {
+    if (!HandshakeMessages.matches(expected, response.proof().toArray())) {
       refuse(ctx, "wrong secret for application " + appId, GENERIC_REFUSAL);
       return;
     }
