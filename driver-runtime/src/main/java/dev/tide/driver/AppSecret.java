@@ -1,10 +1,7 @@
 package dev.tide.driver;
 
-import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
@@ -14,10 +11,11 @@ import org.apache.hadoop.security.UserGroupInformation;
  * The per-application secret. The submission client creates it and puts it in the AM's
  * credentials; the AM passes it on in each executor's credentials and to {@code tide_shuffle}
  * in the service data. It travels only inside YARN's token files, never on a command line.
+ * Executors read it with {@link ContainerTokenFile}, which needs no Hadoop classes.
  */
 public final class AppSecret {
   /** Alias of the secret in Hadoop {@link Credentials}. */
-  public static final Text CREDENTIALS_ALIAS = new Text("tide.application.secret");
+  public static final Text CREDENTIALS_ALIAS = new Text(ContainerTokenFile.SECRET_ALIAS);
   public static final int LENGTH_BYTES = 32;
 
   private AppSecret() {}
@@ -33,40 +31,24 @@ public final class AppSecret {
     return require(UserGroupInformation.getCurrentUser().getCredentials());
   }
 
-  /**
-   * The secret from the container's token file ({@code HADOOP_TOKEN_FILE_LOCATION}), read
-   * directly: an executor needs nothing else from Hadoop security, and logging in a
-   * {@link UserGroupInformation} first (configuration, groups, JAAS) only slows its start.
-   * Falls back to the current user's credentials outside a container.
-   */
-  public static byte[] fromContainerTokens() throws IOException {
-    String tokenFile = System.getenv(UserGroupInformation.HADOOP_TOKEN_FILE_LOCATION);
-    if (tokenFile == null || tokenFile.isEmpty()) {
-      return fromCurrentUser();
-    }
-    return fromTokenFile(Path.of(tokenFile));
-  }
-
-  /** The secret from a token file in Hadoop's token-storage format. */
-  public static byte[] fromTokenFile(Path tokenFile) throws IOException {
+  /** The secret from token storage in any format Hadoop reads, or null if it is not there. */
+  static byte[] secretFromTokenStorage(DataInputStream in) throws IOException {
     Credentials credentials = new Credentials();
-    try (DataInputStream in = new DataInputStream(new BufferedInputStream(
-        Files.newInputStream(tokenFile)))) {
-      credentials.readTokenStorageStream(in);
-    } catch (IOException e) {
-      throw new IOException("cannot read the container's token file " + tokenFile + ": " + e,
-          e);
-    }
-    return require(credentials);
+    credentials.readTokenStorageStream(in);
+    return credentials.getSecretKey(CREDENTIALS_ALIAS);
   }
 
   private static byte[] require(Credentials credentials) throws IOException {
     byte[] secret = credentials.getSecretKey(CREDENTIALS_ALIAS);
     if (secret == null) {
-      throw new IOException("no Tide application secret (" + CREDENTIALS_ALIAS
-          + ") in this container's credentials; was it launched by the Tide client/AM?");
+      throw missingSecret();
     }
     return secret;
+  }
+
+  static IOException missingSecret() {
+    return new IOException("no Tide application secret (" + ContainerTokenFile.SECRET_ALIAS
+        + ") in this container's credentials; was it launched by the Tide client/AM?");
   }
 
   public static Credentials asCredentials(byte[] secret) {

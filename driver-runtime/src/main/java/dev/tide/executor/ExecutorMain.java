@@ -1,6 +1,6 @@
 package dev.tide.executor;
 
-import dev.tide.driver.AppSecret;
+import dev.tide.driver.ContainerTokenFile;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -44,8 +44,8 @@ public final class ExecutorMain {
     ExecutorBackend.Settings settings = new ExecutorBackend.Settings(
         driver.substring(0, colon), Integer.parseInt(driver.substring(colon + 1)),
         require(flags, "--executor-id"), require(flags, "--app-id"),
-        Integer.parseInt(require(flags, "--cores")), AppSecret.fromContainerTokens(), localDirs,
-        host, registrationTimeout);
+        Integer.parseInt(require(flags, "--cores")), ContainerTokenFile.applicationSecret(),
+        localDirs, host, registrationTimeout);
     java.util.concurrent.atomic.AtomicBoolean terminating =
         new java.util.concurrent.atomic.AtomicBoolean();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
