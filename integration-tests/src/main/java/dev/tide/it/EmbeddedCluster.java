@@ -56,24 +56,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     dfs.waitActive();
     conf.set("fs.defaultFS", dfs.getFileSystem().getUri().toString());
 
-    conf.set("yarn.nodemanager.aux-services", ShuffleServiceMetadata.SERVICE_NAME);
-    conf.set("yarn.nodemanager.aux-services." + ShuffleServiceMetadata.SERVICE_NAME + ".class",
-        "dev.tide.shuffle.yarn.TideShuffleService");
-    conf.setInt("tide.shuffle.port", 0); // all NodeManagers share this JVM
-    conf.setInt("yarn.nodemanager.log.retain-seconds", 0);
-    conf.setInt("yarn.nodemanager.delete.debug-delay-sec", 0);
-    conf.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 200);
-    conf.setFloat(
-        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 99f);
-    conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
-    conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
-    conf.setInt("yarn.nodemanager.resource.memory-mb", 2048);
-    conf.setInt("yarn.nodemanager.resource.cpu-vcores", 8);
-    conf.setInt("yarn.scheduler.minimum-allocation-mb", 128);
-    conf.setInt("yarn.nodemanager.process-kill-wait.ms", 500);
-    conf.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 250);
-    conf.setBoolean("yarn.scheduler.include-port-in-node-name", true);
-    conf.setInt("yarn.resourcemanager.am.max-attempts", 1);
+    applyYarnTestSettings(conf);
     yarnSettings.accept(conf);
     MiniYARNCluster yarn = new MiniYARNCluster(name, nodeManagers, 1, 1);
     yarn.init(conf);
@@ -97,6 +80,32 @@ public final class EmbeddedCluster implements AutoCloseable {
     clientConf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
     clientConf.set("tide.am.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
     return new EmbeddedCluster(dfs, yarn, confDir, clientConf, nodeManagers);
+  }
+
+  /**
+   * The settings of shared/TESTING.md that keep in-process NodeManagers fast and small, plus
+   * the {@code tide_shuffle} aux service on an ephemeral port (the NodeManagers share the JVM).
+   * For the ResourceManager's and every NodeManager's configuration.
+   */
+  public static void applyYarnTestSettings(Configuration conf) {
+    conf.set("yarn.nodemanager.aux-services", ShuffleServiceMetadata.SERVICE_NAME);
+    conf.set("yarn.nodemanager.aux-services." + ShuffleServiceMetadata.SERVICE_NAME + ".class",
+        "dev.tide.shuffle.yarn.TideShuffleService");
+    conf.setInt("tide.shuffle.port", 0); // all NodeManagers share this JVM
+    conf.setInt("yarn.nodemanager.log.retain-seconds", 0);
+    conf.setInt("yarn.nodemanager.delete.debug-delay-sec", 0);
+    conf.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 200);
+    conf.setFloat(
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 99f);
+    conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
+    conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
+    conf.setInt("yarn.nodemanager.resource.memory-mb", 2048);
+    conf.setInt("yarn.nodemanager.resource.cpu-vcores", 8);
+    conf.setInt("yarn.scheduler.minimum-allocation-mb", 128);
+    conf.setInt("yarn.nodemanager.process-kill-wait.ms", 500);
+    conf.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 250);
+    conf.setBoolean("yarn.scheduler.include-port-in-node-name", true);
+    conf.setInt("yarn.resourcemanager.am.max-attempts", 1);
   }
 
   private static void writeXml(Configuration conf, File file) throws IOException {
