@@ -4,10 +4,14 @@ import dev.tide.driver.ContainerTokenFile;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -21,6 +25,7 @@ public final class ExecutorMain {
 
   public static void main(String[] args) throws Exception {
     long mainEntered = System.currentTimeMillis();
+    warmUpInBackground();
     Map<String, String> flags = new HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       flags.put(args[i], args[i + 1]);
@@ -64,6 +69,29 @@ public final class ExecutorMain {
       // Exiting from here while a SIGTERM shutdown runs would replace its status.
       System.exit(code);
     }
+  }
+
+  /**
+   * Starts, on a daemon thread, start-up work that the registration needs later and that logs
+   * nothing, so that it overlaps this thread's logging and Netty set-up when a core is free: the
+   * JCA providers behind the handshake's HMAC-SHA256 and nonces (tens of ms from cold) and the
+   * management bean that gives the JVM's start time. Nothing here may touch slf4j: a second
+   * thread asking slf4j while it initialises gets substitute loggers.
+   */
+  private static void warmUpInBackground() {
+    Thread warmUp = new Thread(() -> {
+      try {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(new byte[1], "HmacSHA256"));
+        mac.doFinal();
+        new SecureRandom().nextBytes(new byte[1]);
+      } catch (GeneralSecurityException e) {
+        // Nothing warmed up; the handshake reports the same failure with its context.
+      }
+      jvmStartMillis();
+    }, "tide-executor-warm-up");
+    warmUp.setDaemon(true);
+    warmUp.start();
   }
 
   /** Milliseconds since this JVM started (the JVM's own record of its start). */
