@@ -23,10 +23,11 @@ public final class AmOptions {
   private AmOptions() {}
 
   public static final ConfigOption<Integer> AM_MEMORY_MB =
-      memoryMbOption("tide.am.memory", "512m", 32, "Heap of the ApplicationMaster (driver) JVM.");
+      memoryMbOption("tide.am.memory", "512m", 32,
+          "Heap of the ApplicationMaster (driver) JVM (512m, 2g; a plain number is MiB).");
   public static final ConfigOption<Integer> AM_MEMORY_OVERHEAD_MB =
       memoryMbOption("tide.am.memoryOverhead", "256m", 0,
-          "AM container memory beyond its heap.");
+          "AM container memory beyond its heap (a plain number is MiB).");
   public static final ConfigOption<Integer> AM_CORES =
       intOption("tide.am.cores", 1, 1, "Virtual cores of the ApplicationMaster container.");
   public static final ConfigOption<String> AM_JAVA_OPTS =

@@ -108,15 +108,7 @@ public final class ConfigOption<T> {
   public static ConfigOption<Integer> memoryMbOption(String key, String defaultValue, int minMb,
       String description) {
     return new ConfigOption<>(key, defaultValue, description, (conf, k, d) -> {
-      String text = conf.getTrimmed(k, d);
-      double mb;
-      try {
-        Configuration probe = new Configuration(false);
-        probe.set(k, text);
-        mb = probe.getStorageSize(k, d, StorageUnit.MB);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("expected a size such as 512m or 4g");
-      }
+      double mb = size(conf.getTrimmed(k, d), StorageUnit.MB, "512m or 4g");
       if (mb < minMb) {
         throw new IllegalArgumentException("must be at least " + minMb + "m");
       }
@@ -128,24 +120,29 @@ public final class ConfigOption<T> {
   public static ConfigOption<Long> bytesOption(String key, String defaultValue, long min,
       String description) {
     return new ConfigOption<>(key, defaultValue, description, (conf, k, d) -> {
-      String text = conf.getTrimmed(k, d);
-      double bytes;
-      try {
-        if (text.matches("[0-9]+")) {
-          bytes = Long.parseLong(text); // Hadoop's size parser needs a unit
-        } else {
-          Configuration probe = new Configuration(false);
-          probe.set(k, text);
-          bytes = probe.getStorageSize(k, d, StorageUnit.BYTES);
-        }
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("expected a size such as 262144, 64m or 1g");
-      }
+      double bytes = size(conf.getTrimmed(k, d), StorageUnit.BYTES, "262144, 64m or 1g");
       if (bytes < min) {
         throw new IllegalArgumentException("must be at least " + min + " bytes");
       }
       return (long) Math.ceil(bytes);
     });
+  }
+
+  /**
+   * {@code text} in {@code unit}: a plain number is already in {@code unit} (Hadoop's size
+   * parser refuses one), anything else goes through Hadoop's parser ("64m", "4g", "1.5g").
+   */
+  private static double size(String text, StorageUnit unit, String examples) {
+    try {
+      if (text.matches("[0-9]+")) {
+        return Long.parseLong(text);
+      }
+      Configuration probe = new Configuration(false);
+      probe.set("size", text);
+      return probe.getStorageSize("size", "0", unit);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("expected a size such as " + examples);
+    }
   }
 
   @Override

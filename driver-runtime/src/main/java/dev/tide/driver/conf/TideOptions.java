@@ -25,10 +25,11 @@ public final class TideOptions {
   public static final ConfigOption<Integer> TASK_CPUS =
       intOption("tide.task.cpus", 1, 1, "Cores each task uses.");
   public static final ConfigOption<Integer> EXECUTOR_MEMORY_MB =
-      memoryMbOption("tide.executor.memory", "512m", 32, "Heap of each executor JVM.");
+      memoryMbOption("tide.executor.memory", "512m", 32,
+          "Heap of each executor JVM (512m, 2g; a plain number is MiB).");
   public static final ConfigOption<Integer> EXECUTOR_MEMORY_OVERHEAD_MB =
       memoryMbOption("tide.executor.memoryOverhead", "256m", 0,
-          "Container memory beyond the executor heap.");
+          "Container memory beyond the executor heap (a plain number is MiB).");
   public static final ConfigOption<String> EXECUTOR_JAVA_OPTS =
       stringOption("tide.executor.javaOpts", "", "Extra JVM options for executors.");
   public static final ConfigOption<Integer> EXECUTOR_MAX_FAILURES =
