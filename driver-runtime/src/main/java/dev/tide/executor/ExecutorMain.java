@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.LoggerFactory;
@@ -51,12 +52,13 @@ public final class ExecutorMain {
         require(flags, "--executor-id"), require(flags, "--app-id"),
         Integer.parseInt(require(flags, "--cores")), ContainerTokenFile.applicationSecret(),
         localDirs, host, registrationTimeout);
-    java.util.concurrent.atomic.AtomicBoolean terminating =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    // Set by whoever ends the JVM first: a signal's shutdown (the hook) or main's own exit.
+    AtomicBoolean ending = new AtomicBoolean();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      terminating.set(true);
-      System.err.println("Executor " + settings.executorId() + " is being stopped (SIGTERM:"
-          + " the NodeManager stops a container the AM released or the application ended)");
+      if (ending.compareAndSet(false, true)) {
+        System.err.println("Executor " + settings.executorId() + " is being stopped (SIGTERM:"
+            + " the NodeManager stops a container the AM released or the application ended)");
+      }
     }, "tide-executor-shutdown"));
     LoggerFactory.getLogger(ExecutorMain.class).info(
         "Executor {} starting: main entered {} ms after the JVM started, settings read at {} ms",
@@ -65,8 +67,8 @@ public final class ExecutorMain {
     try (ExecutorBackend backend = new ExecutorBackend(settings)) {
       code = backend.run().code(); // run() logged the reason
     }
-    if (!terminating.get()) {
-      // Exiting from here while a SIGTERM shutdown runs would replace its status.
+    if (ending.compareAndSet(false, true)) {
+      // Not while a SIGTERM shutdown runs: exiting from here would replace its status.
       System.exit(code);
     }
   }

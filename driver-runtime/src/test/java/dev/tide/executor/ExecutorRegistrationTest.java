@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tide.driver.Driver;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
@@ -207,6 +208,50 @@ class ExecutorRegistrationTest {
     assertFalse(good.isDone());
   }
 
+  @Test
+  void anExecutorRemovedAsIdleIsToldWhyAndExitsCleanly() throws Exception {
+    // One 20 s map task for two executors: the one without a task is idle, removed after 200 ms.
+    Configuration conf = new Configuration(false);
+    conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
+    conf.set(TideOptions.JOB.key(), "sleep");
+    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "1", "-mt", "20000")));
+    conf.set("tide.dynamicAllocation.executorIdleTimeout", "200ms");
+    List<String> killed = Collections.synchronizedList(new ArrayList<>());
+    Driver driver = new Driver(conf, APP, SECRET, new NoCluster() {
+      @Override
+      public void killExecutors(Collection<String> executorIds) {
+        killed.addAll(executorIds);
+      }
+    });
+    toClose.add(driver);
+    int port = driver.start().getPort();
+    Thread job = new Thread(() -> {
+      try {
+        driver.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "driver-run");
+    job.setDaemon(true);
+    job.start();
+    Map<String, CompletableFuture<ExecutorBackend.Exit>> exits = Map.of(
+        "1", runExecutor("1", port, SECRET, 10_000), "2", runExecutor("2", port, SECRET, 10_000));
+    for (String id : exits.keySet()) {
+      driver.executorLaunched(id, "localhost", 1); // the AM's part: the container started
+    }
+
+    awaitTrue(() -> exits.values().stream().anyMatch(CompletableFuture::isDone),
+        Duration.ofSeconds(20), "the idle executor exits");
+    String idle = exits.get("1").isDone() ? "1" : "2";
+    ExecutorBackend.Exit end = exits.get(idle).get();
+    assertEquals(0, end.code(), end.reason());
+    assertEquals("The driver asked executor " + idle + " to exit: idle; removed by dynamic"
+        + " allocation", end.reason());
+    assertEquals(List.of(idle), killed, "the AM is still asked to release its container");
+    String busy = idle.equals("1") ? "2" : "1";
+    assertFalse(exits.get(busy).isDone(), "the executor running the map task stays");
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private record RunningDriver(Driver driver, int port) {}
@@ -274,7 +319,7 @@ class ExecutorRegistrationTest {
   }
 
   /** The cluster side of a driver that runs no job: asks for nothing, kills nothing. */
-  private static final class NoCluster implements ExecutorAllocationClient {
+  private static class NoCluster implements ExecutorAllocationClient {
     @Override
     public void requestTotalExecutors(int targetExecutors, int localityAwareTasks,
         Map<String, Integer> hostToLocalTaskCount) {}
