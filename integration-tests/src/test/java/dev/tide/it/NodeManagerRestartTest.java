@@ -2,6 +2,7 @@ package dev.tide.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,7 +101,7 @@ class NodeManagerRestartTest {
 
   @Test
   void runningApplicationsMapOutputIsServedAgainAfterASupervisedRestart() throws Exception {
-    restartUnderARunningApplication("supervised", true, (am, port) -> {
+    restartUnderARunningApplication("supervised", true, true, (am, port) -> {
       String app = am.appId().toString();
       assertTrue(nodeManager.getNMContext().getApplications().containsKey(am.appId()),
           "the restarted NodeManager recovered the application");
@@ -117,8 +118,19 @@ class NodeManagerRestartTest {
 
   @Test
   void withoutRecoveryARestartedNodeManagerRefusesEarlierApplications() throws Exception {
-    restartUnderARunningApplication("unrecovered", false, (am, port) ->
+    restartUnderARunningApplication("unrecovered", false, false, (am, port) ->
         assertRefused(am.appId().toString(), SECRET, port, "after a restart without recovery"));
+  }
+
+  @Test
+  void withRecoveryButUnsupervisedAGracefulStopEndsTheApplicationsOnTheNode() throws Exception {
+    // Hadoop's NodeManager, stopped without yarn.nodemanager.recovery.supervised, finishes its
+    // applications on the way down; the service forgets them, so recovery brings nothing back.
+    restartUnderARunningApplication("unsupervised", true, false, (am, port) -> {
+      assertFalse(nodeManager.getNMContext().getApplications().containsKey(am.appId()),
+          "the restarted NodeManager did not recover the application");
+      assertRefused(am.appId().toString(), SECRET, port, "after an unsupervised restart");
+    });
   }
 
   /** What a test checks once the NodeManager is back, while the application still runs. */
@@ -133,8 +145,8 @@ class NodeManagerRestartTest {
    * configuration and hands over to {@code afterRestart}.
    */
   private void restartUnderARunningApplication(String name, boolean recovery,
-      AfterRestart afterRestart) throws Exception {
-    Configuration nmConf = nodeManagerConf(WORK.resolve(name), recovery);
+      boolean supervised, AfterRestart afterRestart) throws Exception {
+    Configuration nmConf = nodeManagerConf(WORK.resolve(name), recovery, supervised);
     nodeManager = startNodeManager(nmConf);
     try (UnmanagedApplicationMaster am = UnmanagedApplicationMaster.submit(clientConf(),
         "nm-restart-" + name, DEADLINE)) {
@@ -145,8 +157,8 @@ class NodeManagerRestartTest {
       nodeManager.stop();
       long stopped = System.nanoTime();
       nodeManager = startNodeManager(nmConf);
-      System.out.printf("NodeManager restart (recovery %s): stop %d ms, start until RUNNING at"
-          + " the RM %d ms%n", recovery, millis(stopStart, stopped),
+      System.out.printf("NodeManager restart (recovery %s, supervised %s): stop %d ms, start"
+          + " until RUNNING at the RM %d ms%n", recovery, supervised, millis(stopStart, stopped),
           millis(stopped, System.nanoTime()));
       assertEquals(port, shufflePort(nodeManager), "the restarted service is on the same port");
       afterRestart.check(am, port);
@@ -234,7 +246,11 @@ class NodeManagerRestartTest {
     }
   }
 
-  /** Fetches with the right secret until the service refuses the application. */
+  /**
+   * Fetches with the right secret until the service refuses the application. NOT_FOUND on the
+   * way is the NodeManager's application clean-up deleting the map output before it tells the
+   * service that the application finished.
+   */
   private static void awaitRefused(String app, int port, String when) throws Exception {
     long deadline = System.nanoTime() + DEADLINE.toNanos();
     while (true) {
@@ -244,7 +260,9 @@ class NodeManagerRestartTest {
         if (e.reason() == Reason.AUTH) {
           return;
         }
-        throw e;
+        if (e.reason() != Reason.NOT_FOUND) {
+          throw e;
+        }
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(app + " still served " + when);
@@ -258,7 +276,8 @@ class NodeManagerRestartTest {
    * {@link EmbeddedCluster#applyYarnTestSettings} settings), a fixed NM address and shuffle port
    * so that a restart comes back at the same place, and dirs of its own under {@code dir}.
    */
-  private static Configuration nodeManagerConf(Path dir, boolean recovery) throws IOException {
+  private static Configuration nodeManagerConf(Path dir, boolean recovery, boolean supervised)
+      throws IOException {
     FileUtil.fullyDelete(dir.toFile());
     Configuration conf = new YarnConfiguration(resourceManagerOnly.getConfig());
     conf.set(YarnConfiguration.NM_LOCAL_DIRS, createDir(dir.resolve("local-0")) + ","
@@ -270,7 +289,7 @@ class NodeManagerRestartTest {
     conf.setBoolean(YarnConfiguration.NM_RECOVERY_ENABLED, recovery);
     conf.set(YarnConfiguration.NM_RECOVERY_DIR, createDir(dir.resolve("recovery")));
     // A supervised NodeManager keeps its applications and containers when it stops.
-    conf.setBoolean(YarnConfiguration.NM_RECOVERY_SUPERVISED, recovery);
+    conf.setBoolean(YarnConfiguration.NM_RECOVERY_SUPERVISED, supervised);
     conf.setInt("tide.shuffle.port", freePort());
     return conf;
   }
