@@ -122,15 +122,16 @@ public final class EmbeddedDemo {
     long backlogAt = JobRun.named(events, "stageSubmitted").get(0).timeMillis();
     List<EventLine> added = JobRun.named(events, "executorAdded");
     int peak = 0;
+    int last = 0; // executors running at the last sample: the reduce stage's
     for (EventLine sample : JobRun.named(events, "timeline")) {
-      peak = Math.max(peak, Integer.parseInt(sample.get("executors")));
+      last = Integer.parseInt(sample.get("executors"));
+      peak = Math.max(peak, last);
     }
     int removed = JobRun.named(events, "executorIdleRemoval").size();
     if (!added.isEmpty()) {
       say(String.format("backlog to first executor running: %.2f s; peak %d executors; %d"
-          + " removed after the idle timeout, leaving %d for the reduce stage",
-          (added.get(0).timeMillis() - backlogAt) / 1000.0, peak, removed, added.size()
-              - removed));
+          + " removed after the idle timeout; %d running at the end (the reduce stage)",
+          (added.get(0).timeMillis() - backlogAt) / 1000.0, peak, removed, last));
     }
   }
 
