@@ -69,7 +69,7 @@ public final class StartGate {
   public synchronized void amAllocated(String appId) {
     Tracked app = apps.get(appId);
     if (app != null) {
-      noteAmAllocated(appId, app);
+      noteAmAllocated(appId, app, true);
     }
   }
 
@@ -107,7 +107,7 @@ public final class StartGate {
       if (seen.executorAllocated()) {
         noteExecutor(seen.appId(), app);
       } else if (seen.amAllocated()) {
-        noteAmAllocated(seen.appId(), app);
+        noteAmAllocated(seen.appId(), app, false);
       }
       applyTimeout(seen.appId(), app);
       phases.add(app.phase);
@@ -165,14 +165,21 @@ public final class StartGate {
         + " (" + settings + ")";
   }
 
-  private void noteAmAllocated(String appId, Tracked app) {
+  /**
+   * @param seenAllocated the scheduler's allocation event, not an observation of an AM already
+   *     there (an application recovered after a ResourceManager restart, or one whose event was
+   *     missed)
+   */
+  private void noteAmAllocated(String appId, Tracked app, boolean seenAllocated) {
     if (app.phase == StartPhase.ACCEPTED) {
       long now = clock.millis();
       app.phase = StartPhase.STARTING;
       app.startingSinceMillis = now;
-      LOG.info("{}: Accepted -> Starting (AM container allocated {} ms after it was added;"
-          + " no other application of the queue starts until it has an executor or {} ms pass)",
-          appId, now - app.acceptedSinceMillis, settings.startingTimeout().toMillis());
+      String how = seenAllocated
+          ? "AM container allocated " + (now - app.acceptedSinceMillis) + " ms after it was added"
+          : "its AM container was already there, e.g. recovered after a ResourceManager restart";
+      LOG.info("{}: Accepted -> Starting ({}; no other application of the queue starts until it"
+          + " has an executor or {} ms pass)", appId, how, settings.startingTimeout().toMillis());
     }
   }
 
