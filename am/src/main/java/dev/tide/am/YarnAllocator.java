@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * and reports how containers ended.
  *
  * <p>Threading: one thread ({@code tide-allocator}) owns all state and the AMRM client. It
- * heartbeats to the RM every 200 ms while requests are pending, backing off to 3 s when nothing
- * is pending. {@link #requestTotalExecutors} and {@link #killExecutors} (any thread) and launch
+ * heartbeats to the RM every 200 ms while requests are pending (or executors are starting, or
+ * released containers are not yet reported completed), backing off to 3 s when nothing is. {@link #requestTotalExecutors} and {@link #killExecutors} (any thread) and launch
  * results (launcher threads) only post a task to that thread and wake it; they return at once.
  *
  * <p>Each round: end node exclusions that have expired, release executors that did not
@@ -314,9 +314,14 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     }
   }
 
-  /** 200 ms while anything is pending or starting, else doubling up to the slow interval. */
+  /**
+   * 200 ms while anything is pending, starting or released but not yet reported completed (the
+   * RM reports a released container on the heartbeat after the release), else doubling up to
+   * the slow interval.
+   */
   private long nextInterval() {
-    if (reconciler.pendingRequests() > 0 || count(State.STARTING) > 0) {
+    if (reconciler.pendingRequests() > 0 || count(State.STARTING) > 0
+        || count(State.RELEASING) > 0) {
       currentIntervalMs = fastIntervalMs;
     } else {
       currentIntervalMs = Math.min(slowIntervalMs, currentIntervalMs * 2);

@@ -462,8 +462,9 @@ class YarnAllocatorTest {
 
   /**
    * The cadence with the production intervals, on a manual clock and the test's thread: 200 ms
-   * while requests are pending or executors starting, doubling to 3 s when nothing is, and a
-   * heartbeat at once when the target changes (not when it is declared unchanged).
+   * while requests are pending, executors starting or released containers not yet reported
+   * completed, doubling to 3 s when nothing is, and a heartbeat at once when the target changes
+   * (not when it is declared unchanged) or an executor is killed.
    */
   @Test
   void heartbeatsEvery200msWhilePendingBacksOffTo3sAndWakesOnANewTarget() {
@@ -499,8 +500,8 @@ class YarnAllocatorTest {
 
     // Both granted at 9800: one more 200 ms round while they start, then backing off again.
     rm.heartbeatMillis.clear();
-    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
-        containers.container("node2", EXECUTOR)));
+    Container node1 = containers.container("node1", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(node1, containers.container("node2", EXECUTOR)));
     rm.runUntil(manual, 13_000);
     assertEquals(2, driver.launched.size());
     assertEquals(List.of(9_800L, 10_000L, 10_400L, 11_200L, 12_800L), rm.heartbeatMillis);
@@ -511,6 +512,24 @@ class YarnAllocatorTest {
     rm.runUntil(manual, 13_400);
     assertEquals(List.of(13_000L, 13_200L, 13_400L), rm.heartbeatMillis);
     assertEquals(1, amrm.pendingAtLastHeartbeat);
+
+    // Target 1 and one executor killed (as the driver removes an idle one): released at once,
+    // then 200 ms rounds until the RM reports the container completed, then backing off again.
+    manual.requestTotalExecutors(1, 0, Map.of());
+    rm.runUntil(manual, 20_000);
+    rm.heartbeatMillis.clear();
+    String victim = driver.launched.stream().filter(l -> l.contains("node1")).findFirst()
+        .orElseThrow().split("@")[0];
+    manual.killExecutors(List.of(victim));
+    rm.runUntil(manual, 20_800);
+    assertTrue(amrm.released.contains(node1.getId()));
+    assertEquals(List.of(20_000L, 20_200L, 20_400L, 20_600L, 20_800L), rm.heartbeatMillis,
+        "200 ms while the release is not reported");
+    rm.heartbeatMillis.clear();
+    amrm.toComplete.add(TestContainers.released(node1));
+    rm.runUntil(manual, 24_000);
+    assertEquals(1, driver.exited.size(), driver.exited::toString);
+    assertEquals(List.of(21_000L, 21_400L, 22_200L, 23_800L), rm.heartbeatMillis);
   }
 
   /** A manual clock that runs an allocator's loop on the test thread and notes its heartbeats. */
