@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: one thread ({@code tide-allocator}) owns all state and the AMRM client. It
  * heartbeats to the RM every 200 ms while requests are pending (or executors are starting, or
- * released containers are not yet reported completed), backing off to 3 s when nothing is. {@link #requestTotalExecutors} and {@link #killExecutors} (any thread) and launch
- * results (launcher threads) only post a task to that thread and wake it; they return at once.
+ * released containers are not yet reported completed), backing off to 3 s when nothing is.
+ * {@link #requestTotalExecutors} and {@link #killExecutors} (any thread) and launch results
+ * (launcher threads) only post a task to that thread and wake it; they return at once.
  *
  * <p>Each round: end node exclusions that have expired, release executors that did not
  * register in time (launch watchdog), reconcile (cancel requests that no longer fit the hints,

@@ -65,8 +65,6 @@ public final class Driver implements AutoCloseable {
   private final Map<Channel, String> channelToExecutor = new HashMap<>();
   private final Map<String, InetSocketAddress> launched = new HashMap<>();
   private final Set<String> removed = new HashSet<>();
-  /** Executors removed as idle, told to exit: their connection closing is expected. */
-  private final Set<String> idleRemoved = new HashSet<>();
   private JobScheduler scheduler;
   private JobPlan plan;
   private EventLog events = EventLog.disabled();
@@ -284,7 +282,8 @@ public final class Driver implements AutoCloseable {
   private void channelClosed(Channel channel) {
     String id = channelToExecutor.remove(channel);
     if (id != null) {
-      executorGone(id, idleRemoved.contains(id) ? "removed as idle; it exited"
+      boolean told = scheduler != null && scheduler.isPendingRemoval(id);
+      executorGone(id, told ? "removed as idle; it exited"
           : "its connection to the driver closed");
     }
   }
@@ -329,7 +328,6 @@ public final class Driver implements AutoCloseable {
         // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
         // the released container closes its connection and it would exit 1, "driver gone",
         // before the NodeManager's SIGTERM: a failed container in the NodeManager's log.
-        idleRemoved.add(id);
         Channel channel = registered.get(id);
         if (channel != null) {
           RpcChannels.send(channel, new RpcMessage.Shutdown("idle; removed by dynamic"

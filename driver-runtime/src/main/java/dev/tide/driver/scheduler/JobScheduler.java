@@ -143,6 +143,12 @@ public final class JobScheduler {
     }
   }
 
+  /** True while the executor is known and marked for removal. */
+  public boolean isPendingRemoval(String executorId) {
+    ExecutorSlots e = executors.get(executorId);
+    return e != null && e.pendingRemoval;
+  }
+
   /** Hands pending tasks to free slots, preferring executors on a task's preferred hosts. */
   public List<Assignment> assignTasks() {
     List<Assignment> assignments = new ArrayList<>();
