@@ -7,9 +7,13 @@ import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
+import dev.tide.shuffle.transport.HandshakeCompletedEvent;
 import dev.tide.shuffle.transport.HandshakeRefusedEvent;
+import dev.tide.shuffle.transport.FrameDecoder;
+import dev.tide.shuffle.transport.LogSafe;
 import dev.tide.shuffle.transport.MalformedFrameException;
 import dev.tide.shuffle.transport.SecureChannels;
+import dev.tide.shuffle.transport.ThrottledLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -40,11 +44,28 @@ import org.slf4j.LoggerFactory;
  * <p>In-flight bytes (header + data of replies written but not yet sent) are counted per
  * connection and over the server. A reply is admitted when it fits under both limits, or when
  * the connection (respectively the server) has nothing in flight, so a reply larger than a
- * limit is still served one at a time. One instance per channel; its fields are confined to
- * the channel's event loop.
+ * limit is still served one at a time. ERROR replies count too, from written to sent.
+ *
+ * <p>A peer cannot make the server hold more for it than it reads: when the connection's
+ * outbound buffers pass the channel's write-buffer high-water mark (the peer is not reading
+ * what was written) or {@link #MAX_WAITING_FOR_DISK} of its requests wait for the disk, the
+ * server stops splitting its frames ({@link FrameDecoder#pause}) and reading from it
+ * ({@code autoRead} off); what it already sent waits in the decoder (one read's worth) and is
+ * handled in order once the peer has read enough. Such a connection makes no progress and is closed by the idle timeout. A connection
+ * that sends {@link #MAX_BAD_FRAMES} malformed frames (unparseable, too long, not a request)
+ * is closed. Lines a peer can cause per frame or per connection go through a
+ * {@link ThrottledLog}, with its values escaped ({@link LogSafe}).
+ *
+ * <p>One instance per channel; its fields are confined to the channel's event loop.
  */
 final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(FetchRequestHandler.class);
+  /** Malformed frames a connection may send; the last one is answered and the connection closed. */
+  static final int MAX_BAD_FRAMES = 8;
+  /** Requests of one connection waiting for a disk thread before the server stops reading. */
+  static final int MAX_WAITING_FOR_DISK = 64;
+  /** Cap on the characters of a refusal's reason (e.g. a list of missing blocks) in a log line. */
+  static final int MAX_LOGGED_REASON_CHARS = 500;
 
   private final ApplicationRegistry registry;
   private final MapOutputResolver resolver;
@@ -54,13 +75,20 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   private final ShuffleServerConfig config;
   private final ServerStats stats;
   private final LongSupplier directMemoryInUse;
+  private final ThrottledLog log;
   private final int retryAfterMillis;
   private long connectionInFlightBytes;
   private int waitingForDisk;
+  /** Whether frames are no longer split or read from the socket (the peer lags). */
+  private boolean paused;
+  private boolean closing;
+  private int badFrames;
 
+  /** @param log where lines a peer can cause per frame or connection go (shared by the server) */
   FetchRequestHandler(ApplicationRegistry registry, MapOutputResolver resolver,
-      ShortRangeCopier copier, Executor diskExecutor, AtomicLong serverInFlightBytes, ShuffleServerConfig config,
-      ServerStats stats, LongSupplier directMemoryInUse) {
+      ShortRangeCopier copier, Executor diskExecutor, AtomicLong serverInFlightBytes,
+      ShuffleServerConfig config, ServerStats stats, LongSupplier directMemoryInUse,
+      ThrottledLog log) {
     this.registry = registry;
     this.resolver = resolver;
     this.copier = copier;
@@ -69,19 +97,29 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     this.config = config;
     this.stats = stats;
     this.directMemoryInUse = directMemoryInUse;
+    this.log = log;
     this.retryAfterMillis = (int) config.busyRetryAfter().toMillis();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    long receivedNanos = System.nanoTime();
     ByteBuf body = (ByteBuf) msg;
+    if (closing) {
+      body.release();
+      return;
+    }
+    handle(ctx, body);
+    pauseIfPeerLags(ctx);
+  }
+
+  /** Handles one frame body and releases it. */
+  private void handle(ChannelHandlerContext ctx, ByteBuf body) {
+    long receivedNanos = System.nanoTime();
     ShuffleMessage message;
     try {
       message = ShuffleMessages.decode(body);
     } catch (MalformedFrameException e) {
-      LOG.warn("malformed request from {}: {}", ctx.channel().remoteAddress(), e.getMessage());
-      reply(ctx, new ErrorReply(-1, ErrorCode.BAD_REQUEST, e.getMessage()));
+      badFrame(ctx, -1, e.getMessage());
       return;
     } finally {
       body.release();
@@ -89,17 +127,86 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     if (message instanceof FetchRequest request) {
       onFetch(ctx, request, receivedNanos);
     } else {
-      reply(ctx, new ErrorReply(message.requestId(), ErrorCode.BAD_REQUEST,
-          "the server accepts only FETCH_REQUEST, got type " + message.type()));
+      badFrame(ctx, message.requestId(),
+          "the server accepts only FETCH_REQUEST, got type " + message.type());
     }
+  }
+
+  /**
+   * Answers a malformed frame with BAD_REQUEST; the {@link #MAX_BAD_FRAMES}th closes the
+   * connection (a peer that speaks the protocol never sends one).
+   */
+  private void badFrame(ChannelHandlerContext ctx, long requestId, String why) {
+    stats.badFrame();
+    badFrames++;
+    if (badFrames < MAX_BAD_FRAMES) {
+      log.warn("malformed requests", "malformed request from {}: {}",
+          ctx.channel().remoteAddress(), LogSafe.text(why));
+      reply(ctx, new ErrorReply(requestId, ErrorCode.BAD_REQUEST, why));
+      return;
+    }
+    log.warn("connections closed for malformed requests", "closing connection from {}"
+        + " (application {}) after {} malformed frames; the last: {}",
+        ctx.channel().remoteAddress(), LogSafe.text(ctx.channel().attr(SecureChannels.APP_ID)
+            .get()), badFrames, LogSafe.text(why));
+    closeAfter(ctx, new ErrorReply(requestId, ErrorCode.BAD_REQUEST, why + "; closing the"
+        + " connection after " + badFrames + " malformed frames"));
+  }
+
+  /**
+   * Writes a last reply and closes at once: the connection is not kept open for a peer that
+   * may never read it, and nothing more it sent is handled.
+   */
+  private void closeAfter(ChannelHandlerContext ctx, ErrorReply last) {
+    closing = true;
+    ctx.writeAndFlush(last.toFrame(ctx.alloc()));
+    ctx.close();
+  }
+
+  /**
+   * Stops splitting frames and reading from a peer that is not reading its replies or has many
+   * requests on the disk queue; the bytes it sent wait in the frame decoder (one read's worth).
+   */
+  private void pauseIfPeerLags(ChannelHandlerContext ctx) {
+    if (!paused && !closing && peerLags(ctx)) {
+      paused = true;
+      ctx.pipeline().get(FrameDecoder.class).pause();
+    }
+  }
+
+  private boolean peerLags(ChannelHandlerContext ctx) {
+    return !ctx.channel().isWritable() || waitingForDisk >= MAX_WAITING_FOR_DISK;
+  }
+
+  /** Reads again (first what waits in the decoder) once the peer has caught up. */
+  private void resumeIfPeerCaughtUp(ChannelHandlerContext ctx) {
+    if (paused && !closing && !peerLags(ctx)) {
+      paused = false;
+      ctx.pipeline().get(FrameDecoder.class).resume();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable()) {
+      resumeIfPeerCaughtUp(ctx);
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closing = true;
+    ctx.fireChannelInactive();
   }
 
   private void onFetch(ChannelHandlerContext ctx, FetchRequest request, long receivedNanos) {
     String connectionApp = ctx.channel().attr(SecureChannels.APP_ID).get();
     long id = request.requestId();
     if (!request.appId().equals(connectionApp)) {
-      LOG.warn("connection from {} authenticated for {} asked for data of {}; refused",
-          ctx.channel().remoteAddress(), connectionApp, request.appId());
+      log.warn("requests for another application's data", "connection from {} authenticated for"
+          + " {} asked for data of {}; refused", ctx.channel().remoteAddress(),
+          LogSafe.text(connectionApp), LogSafe.text(request.appId()));
       reply(ctx, new ErrorReply(id, ErrorCode.FORBIDDEN, "this connection is authenticated for "
           + connectionApp + " and may not read data of " + request.appId()));
       return;
@@ -143,8 +250,9 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
         plan = copier.copyShortRanges(resolver.plan(app, request.blocks()),
             ctx.alloc(), app.appId());
       } catch (FetchRefusedException e) {
-        LOG.info("fetch {} from {} refused ({}): {}", request.requestId(),
-            ctx.channel().remoteAddress(), e.code(), e.getMessage());
+        log.info("fetches refused", "fetch {} of {} from {} refused ({}): {}",
+            request.requestId(), app.appId(), ctx.channel().remoteAddress(), e.code(),
+            LogSafe.text(e.getMessage(), MAX_LOGGED_REASON_CHARS));
         error = new ErrorReply(request.requestId(), e.code(), e.getMessage(), e.blocks());
       } catch (RuntimeException e) {
         stats.internalError();
@@ -174,9 +282,10 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
       if (error != null) {
         reply(ctx, error);
       }
-      return;
+    } else {
+      send(ctx, request, plan, receivedNanos);
     }
-    send(ctx, request, plan, receivedNanos);
+    resumeIfPeerCaughtUp(ctx);
   }
 
   /** Runs on the event loop; takes ownership of the plan's files. */
@@ -249,13 +358,21 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
 
   private void busy(ChannelHandlerContext ctx, long requestId, String why) {
     stats.busyReplied();
-    LOG.info("fetch {} from {} answered BUSY (retry after {} ms): {}", requestId,
+    log.info("BUSY answers", "fetch {} from {} answered BUSY (retry after {} ms): {}", requestId,
         ctx.channel().remoteAddress(), retryAfterMillis, why);
     reply(ctx, ErrorReply.busy(requestId, why + "; retry later", retryAfterMillis));
   }
 
-  private static void reply(ChannelHandlerContext ctx, ErrorReply error) {
-    ctx.writeAndFlush(error.toFrame(ctx.alloc()));
+  /** Writes an ERROR reply, counted in flight (connection and server) until it is sent. */
+  private void reply(ChannelHandlerContext ctx, ErrorReply error) {
+    ByteBuf frame = error.toFrame(ctx.alloc());
+    long bytes = frame.readableBytes();
+    connectionInFlightBytes += bytes;
+    serverInFlightBytes.addAndGet(bytes);
+    ctx.writeAndFlush(frame).addListener(f -> {
+      connectionInFlightBytes -= bytes; // listeners run on the event loop
+      serverInFlightBytes.addAndGet(-bytes);
+    });
   }
 
   @Override
@@ -263,29 +380,38 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     if (evt instanceof IdleStateEvent) {
       if (waitingForDisk == 0) {
         stats.idleClosed();
-        LOG.info("closing connection from {} (application {}): idle for {} ms",
-            ctx.channel().remoteAddress(), ctx.channel().attr(SecureChannels.APP_ID).get(),
-            config.idleTimeout().toMillis());
+        log.info("idle connections closed", "closing connection from {} (application {}): idle"
+            + " for {} ms{}", ctx.channel().remoteAddress(),
+            LogSafe.text(ctx.channel().attr(SecureChannels.APP_ID).get()),
+            config.idleTimeout().toMillis(), paused ? " (not reading its replies)" : "");
+        closing = true;
         ctx.close();
       }
       return;
     }
     if (evt instanceof HandshakeRefusedEvent) {
       stats.authFailed();
+    } else if (evt instanceof HandshakeCompletedEvent) {
+      ConnectionGate gate = ctx.pipeline().get(ConnectionGate.class);
+      if (gate != null) {
+        gate.authenticated(ctx.channel());
+      }
     }
     ctx.fireUserEventTriggered(evt);
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (closing) {
+      return;
+    }
     if (cause instanceof TooLongFrameException) {
-      LOG.warn("oversized frame from {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
-      reply(ctx, new ErrorReply(-1, ErrorCode.BAD_REQUEST, cause.getMessage()));
+      badFrame(ctx, -1, cause.getMessage());
     } else if (cause instanceof CorruptedFrameException) {
-      LOG.warn("corrupt frame stream from {}: {}; closing", ctx.channel().remoteAddress(),
-          cause.getMessage());
-      ctx.writeAndFlush(new ErrorReply(-1, ErrorCode.BAD_REQUEST, cause.getMessage())
-          .toFrame(ctx.alloc())).addListener(ChannelFutureListener.CLOSE);
+      stats.badFrame();
+      log.warn("corrupt frame streams", "corrupt frame stream from {}: {}; closing",
+          ctx.channel().remoteAddress(), LogSafe.text(cause.getMessage()));
+      closeAfter(ctx, new ErrorReply(-1, ErrorCode.BAD_REQUEST, cause.getMessage()));
     } else if (cause instanceof IOException) {
       LOG.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
       ctx.close();

@@ -12,6 +12,7 @@ import java.util.function.LongConsumer;
  */
 public final class ServerStats {
   private final AtomicInteger openConnections = new AtomicInteger();
+  private final AtomicInteger unauthenticatedConnections = new AtomicInteger();
   private final AtomicInteger activeFetches = new AtomicInteger();
   private final AtomicInteger openFiles = new AtomicInteger();
   private final AtomicInteger idleOpenFiles = new AtomicInteger();
@@ -24,6 +25,8 @@ public final class ServerStats {
   private final LongAdder connectionsRefused = new LongAdder();
   private final LongAdder idleClosed = new LongAdder();
   private final LongAdder internalErrors = new LongAdder();
+  private final LongAdder badFrames = new LongAdder();
+  private final LongAdder unauthenticatedPushedOut = new LongAdder();
   private final LongAdder zeroCopyBytes = new LongAdder();
   private final LongConsumer fetchLatencyNanos;
 
@@ -47,6 +50,22 @@ public final class ServerStats {
         return true;
       }
     }
+  }
+
+  void unauthenticatedOpened() {
+    unauthenticatedConnections.incrementAndGet();
+  }
+
+  void unauthenticatedDone() {
+    unauthenticatedConnections.decrementAndGet();
+  }
+
+  void unauthenticatedClosedForRoom() {
+    unauthenticatedPushedOut.increment();
+  }
+
+  void badFrame() {
+    badFrames.increment();
   }
 
   void connectionClosed() {
@@ -113,6 +132,13 @@ public final class ServerStats {
 
   /** Connections open now (authenticated or not, refused ones excluded). */
   public int openConnections() { return openConnections.get(); }
+  /** Connections open now that have not authenticated yet. */
+  public int unauthenticatedConnections() { return unauthenticatedConnections.get(); }
+  /** Connections closed before they authenticated to make room for newer ones. */
+  public long unauthenticatedPushedOut() { return unauthenticatedPushedOut.sum(); }
+  /** Frames from authenticated peers refused as malformed (unparseable, too long, not a
+   * request, or a broken frame stream). */
+  public long badFrames() { return badFrames.sum(); }
   /** Fetch requests accepted and not yet answered. */
   public int activeFetches() { return activeFetches.get(); }
   /** Data files open for replies being sent. */

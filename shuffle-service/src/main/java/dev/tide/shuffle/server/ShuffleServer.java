@@ -1,6 +1,7 @@
 package dev.tide.shuffle.server;
 
 import dev.tide.shuffle.transport.SecureChannels;
+import dev.tide.shuffle.transport.ThrottledLog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -8,6 +9,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -17,6 +19,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * closed, and the server's own pooled allocator ({@code directArenas} direct arenas, no heap
  * arenas) whose direct memory in use is checked against {@code maxDirectMemoryBytes} before a
  * connection or request is admitted. Over a limit the answer is BUSY with a retry-after.
+ * Connections that have not authenticated accept only handshake-sized frames and are capped
+ * apart (past the cap the oldest is closed, {@link PendingHandshakes}); a peer that does not read its replies is no longer read from once its connection
+ * holds {@link #WRITE_BUFFER_HIGH_BYTES} of unsent buffers ({@link FetchRequestHandler}).
+ *
+ * <p>Log lines that peers can cause per connection or frame (refusals, malformed requests,
+ * BUSY, idle closes) are aggregated per kind: at most one line and one count line per
+ * {@link #LOG_INTERVAL}; the metrics keep exact counts.
  *
  * <p>Threads: Netty event loops for I/O, a small bounded pool for disk work (index reads, file
  * opens). {@link #start} and {@link #close} are called by one owner; the registry methods are
@@ -43,7 +53,20 @@ import org.slf4j.LoggerFactory;
 public final class ShuffleServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleServer.class);
 
+  /** Unsent buffers (headers, errors, copied ranges) of a connection that make it unwritable. */
+  static final int WRITE_BUFFER_HIGH_BYTES = 64 << 10;
+  static final int WRITE_BUFFER_LOW_BYTES = 32 << 10;
+  /** Interval of the aggregated log lines. */
+  static final Duration LOG_INTERVAL = Duration.ofSeconds(10);
+
   private final ShuffleServerConfig config;
+  private final ThrottledLog connectionLog = new ThrottledLog(
+      LoggerFactory.getLogger(ConnectionGate.class), LOG_INTERVAL, System::nanoTime);
+  private final ThrottledLog requestLog = new ThrottledLog(
+      LoggerFactory.getLogger(FetchRequestHandler.class), LOG_INTERVAL, System::nanoTime);
+  private final ThrottledLog handshakeLog = new ThrottledLog(
+      LoggerFactory.getLogger("dev.tide.shuffle.transport.ServerHandshakeHandler"), LOG_INTERVAL,
+      System::nanoTime);
   private final ApplicationRegistry registry = new ApplicationRegistry();
   private final IndexCache indexCache;
   private final MapOutputResolver resolver;
@@ -57,6 +80,7 @@ public final class ShuffleServer implements AutoCloseable {
   private final ShortRangeCopier copier;
   private final AtomicLong inFlightBytes = new AtomicLong();
   private final ServerStats stats;
+  private final PendingHandshakes pendingHandshakes;
   private final PooledByteBufAllocator allocator;
   private volatile String transport = "none";
   private EventLoopGroup bossGroup;
@@ -73,6 +97,7 @@ public final class ShuffleServer implements AutoCloseable {
   public ShuffleServer(ShuffleServerConfig config, ServerStats stats) {
     this.config = config;
     this.stats = stats;
+    this.pendingHandshakes = new PendingHandshakes(config.maxUnauthenticatedConnections(), stats);
     this.indexCache = new IndexCache(config.indexCacheBytes());
     this.dataFiles = new DataFiles(IDLE_OPEN_FILES, stats);
     this.copier = new ShortRangeCopier(config.copyBelowBytes(), config.maxCopiedBytes());
@@ -121,18 +146,20 @@ public final class ShuffleServer implements AutoCloseable {
         .childOption(ChannelOption.ALLOCATOR, allocator)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+            new WriteBufferWaterMark(WRITE_BUFFER_LOW_BYTES, WRITE_BUFFER_HIGH_BYTES))
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
-            ch.pipeline().addLast("tide-gate",
-                new ConnectionGate(stats, config, ShuffleServer.this::directMemoryInUse));
+            ch.pipeline().addLast("tide-gate", new ConnectionGate(stats, config,
+                ShuffleServer.this::directMemoryInUse, pendingHandshakes, connectionLog));
             // observeOutput: a slow reader whose reply is still draining is not idle.
             ch.pipeline().addLast("tide-idle", new IdleStateHandler(true, 0, 0,
                 config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             SecureChannels.initServer(ch, registry, config.maxRequestFrameBytes(),
-                config.handshakeTimeout(), new FetchRequestHandler(registry, resolver,
-                    copier, diskExecutor, inFlightBytes, config, stats,
-                    ShuffleServer.this::directMemoryInUse));
+                config.handshakeTimeout(), handshakeLog, new FetchRequestHandler(registry,
+                    resolver, copier, diskExecutor, inFlightBytes, config, stats,
+                    ShuffleServer.this::directMemoryInUse, requestLog));
           }
         });
     InetSocketAddress address = config.bindHost() == null
@@ -145,16 +172,27 @@ public final class ShuffleServer implements AutoCloseable {
       throw new IOException("tide_shuffle cannot bind " + address + ": " + e.getMessage(), e);
     }
     boundPort = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    bossGroup.scheduleAtFixedRate(this::flushLogs, LOG_INTERVAL.toMillis(),
+        LOG_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     transport = epoll ? "epoll" : "nio";
     LOG.info("tide_shuffle listening on port {} ({}, {} io threads, {} disk threads, local dirs {},"
         + " max request {} B, max reply {} B, index cache {} B, max in flight {} B total and {} B"
-        + " per connection, max {} connections, max direct memory {} B in {} arenas,"
+        + " per connection, max {} connections ({} unauthenticated), max direct memory {} B in"
+        + " {} arenas,"
         + " idle timeout {} ms, BUSY retry-after {} ms)", boundPort, transport,
         config.ioThreads(), config.diskThreads(), config.localDirs(),
         config.maxRequestFrameBytes(), config.maxReplyBytes(), config.indexCacheBytes(),
         config.maxInFlightBytes(), config.maxInFlightBytesPerConnection(),
-        config.maxConnections(), config.maxDirectMemoryBytes(), config.directArenas(),
+        config.maxConnections(), config.maxUnauthenticatedConnections(),
+        config.maxDirectMemoryBytes(), config.directArenas(),
         config.idleTimeout().toMillis(), config.busyRetryAfter().toMillis());
+  }
+
+  /** Writes the counts of aggregated log lines whose interval ended. */
+  private void flushLogs() {
+    connectionLog.flush();
+    handshakeLog.flush();
+    requestLog.flush();
   }
 
   /** "epoll" or "nio" once started, "none" before. */
@@ -228,6 +266,7 @@ public final class ShuffleServer implements AutoCloseable {
       diskExecutor.shutdownNow();
     }
     dataFiles.closeIdle();
+    flushLogs();
     bossGroup = null;
     workerGroup = null;
     diskExecutor = null;

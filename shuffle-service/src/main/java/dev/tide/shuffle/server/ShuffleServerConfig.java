@@ -24,6 +24,9 @@ import java.util.List;
  * @param maxInFlightBytesPerConnection reply bytes queued for sending on one connection before
  *     BUSY (same rule: admitted when the connection has nothing in flight)
  * @param maxConnections open connections; one more is answered with a handshake BUSY and closed
+ * @param maxUnauthenticatedConnections open connections that have not authenticated yet (more
+ *     than {@code maxConnections} counts as {@code maxConnections}); one more closes the oldest
+ *     of them, so peers that never authenticate cannot take every connection
  * @param maxDirectMemoryBytes direct memory the server's buffer pool may have in use before new
  *     connections and requests are answered BUSY
  * @param directArenas direct arenas of the server's pooled allocator (bounds fragmentation)
@@ -42,8 +45,8 @@ import java.util.List;
 public record ShuffleServerConfig(String bindHost, int port, List<Path> localDirs, int ioThreads,
     int diskThreads, int diskQueueCapacity, int maxRequestFrameBytes, long maxReplyBytes,
     int maxBlocksPerRequest, long indexCacheBytes, long maxInFlightBytes,
-    long maxInFlightBytesPerConnection, int maxConnections, long maxDirectMemoryBytes,
-    int directArenas, Duration idleTimeout, Duration busyRetryAfter, Duration handshakeTimeout,
+    long maxInFlightBytesPerConnection, int maxConnections, int maxUnauthenticatedConnections,
+    long maxDirectMemoryBytes, int directArenas, Duration idleTimeout, Duration busyRetryAfter, Duration handshakeTimeout,
     boolean useEpoll, int copyBelowBytes, long maxCopiedBytes) {
 
   public ShuffleServerConfig {
@@ -62,6 +65,9 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     require(maxInFlightBytesPerConnection >= 1, "maxInFlightBytesPerConnection",
         maxInFlightBytesPerConnection);
     require(maxConnections >= 1, "maxConnections", maxConnections);
+    require(maxUnauthenticatedConnections >= 1, "maxUnauthenticatedConnections",
+        maxUnauthenticatedConnections);
+    maxUnauthenticatedConnections = Math.min(maxUnauthenticatedConnections, maxConnections);
     require(maxDirectMemoryBytes >= 1, "maxDirectMemoryBytes", maxDirectMemoryBytes);
     require(directArenas >= 1, "directArenas", directArenas);
     requirePositive(idleTimeout, "idleTimeout");
@@ -102,6 +108,7 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     private long maxInFlightBytes = 4L << 30;
     private long maxInFlightBytesPerConnection = 256L << 20;
     private int maxConnections = 2048;
+    private int maxUnauthenticatedConnections = 256;
     private long maxDirectMemoryBytes = 256L << 20;
     private int directArenas = 2;
     private Duration idleTimeout = Duration.ofSeconds(120);
@@ -127,6 +134,10 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
       return this;
     }
     public Builder maxConnections(int v) { maxConnections = v; return this; }
+    public Builder maxUnauthenticatedConnections(int v) {
+      maxUnauthenticatedConnections = v;
+      return this;
+    }
     public Builder maxDirectMemoryBytes(long v) { maxDirectMemoryBytes = v; return this; }
     public Builder directArenas(int v) { directArenas = v; return this; }
     public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
@@ -140,7 +151,7 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
       return new ShuffleServerConfig(bindHost, port, localDirs, ioThreads, diskThreads,
           diskQueueCapacity, maxRequestFrameBytes, maxReplyBytes, maxBlocksPerRequest,
           indexCacheBytes, maxInFlightBytes, maxInFlightBytesPerConnection, maxConnections,
-          maxDirectMemoryBytes, directArenas, idleTimeout, busyRetryAfter, handshakeTimeout,
+          maxUnauthenticatedConnections, maxDirectMemoryBytes, directArenas, idleTimeout, busyRetryAfter, handshakeTimeout,
           useEpoll, copyBelowBytes, maxCopiedBytes);
     }
   }

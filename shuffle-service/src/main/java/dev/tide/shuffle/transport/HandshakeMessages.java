@@ -29,6 +29,13 @@ final class HandshakeMessages {
   static final int NONCE_BYTES = 32;
   static final int PROOF_BYTES = 32;
   static final int MAX_APP_ID_BYTES = 256;
+  /**
+   * The largest frame body a client sends during the handshake: a HELLO with the longest
+   * application id (type, version, id length and bytes, nonce). RESPONSE is smaller. A server
+   * accepts nothing larger before the handshake has succeeded.
+   */
+  static final int MAX_CLIENT_HANDSHAKE_FRAME_BYTES = 1 + 1 + 2 + MAX_APP_ID_BYTES
+      + NONCE_BYTES;
   /** REJECT and BUSY reasons are cut to this many characters. */
   static final int MAX_REASON_CHARS = 2000;
 

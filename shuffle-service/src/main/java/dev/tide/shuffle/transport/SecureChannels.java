@@ -6,6 +6,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import java.time.Duration;
+import org.slf4j.LoggerFactory;
 
 /**
  * Assembles the front of every Tide pipeline (shuffle service and driver RPC alike):
@@ -50,6 +51,12 @@ public final class SecureChannels {
   public static final AttributeKey<String> APP_ID = AttributeKey.valueOf("tide.appId");
   /** How long a peer has to complete the handshake. */
   public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+  /** How long refusals of one kind are only counted after one was logged. */
+  public static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(10);
+  /** Refusals of servers that bring no aggregation of their own (driver RPC). */
+  private static final ThrottledLog DEFAULT_REFUSALS = new ThrottledLog(
+      LoggerFactory.getLogger(ServerHandshakeHandler.class), REFUSAL_LOG_INTERVAL,
+      System::nanoTime);
 
   private SecureChannels() {}
 
@@ -61,8 +68,22 @@ public final class SecureChannels {
   /** As {@link #initServer(Channel, AppSecrets, int, ChannelHandler...)} with a given timeout. */
   public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
       Duration handshakeTimeout, ChannelHandler... protocolHandlers) {
-    ch.pipeline().addLast("tide-frames", new FrameDecoder(maxFrameBytes));
-    ch.pipeline().addLast("tide-handshake", new ServerHandshakeHandler(secrets, handshakeTimeout));
+    initServer(ch, secrets, maxFrameBytes, handshakeTimeout, DEFAULT_REFUSALS, protocolHandlers);
+  }
+
+  /**
+   * As {@link #initServer(Channel, AppSecrets, int, Duration, ChannelHandler...)}, logging
+   * refused handshakes through {@code refusals} (one server's own aggregation). Until the peer
+   * is authenticated only frames of a HELLO's maximum size are accepted; {@code maxFrameBytes}
+   * applies after.
+   */
+  public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
+      Duration handshakeTimeout, ThrottledLog refusals, ChannelHandler... protocolHandlers) {
+    FrameDecoder frames = new FrameDecoder(
+        Math.min(maxFrameBytes, HandshakeMessages.MAX_CLIENT_HANDSHAKE_FRAME_BYTES));
+    ch.pipeline().addLast("tide-frames", frames);
+    ch.pipeline().addLast("tide-handshake", new ServerHandshakeHandler(secrets, handshakeTimeout,
+        frames, maxFrameBytes, refusals));
     ch.pipeline().addLast(protocolHandlers);
   }
 

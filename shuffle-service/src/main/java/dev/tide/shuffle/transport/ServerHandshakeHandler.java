@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -16,6 +18,12 @@ import org.slf4j.LoggerFactory;
  * same message as a wrong secret, so a prober learns nothing; the real reason is logged.
  * On success it sets {@link SecureChannels#APP_ID}, fires {@link HandshakeCompletedEvent} and
  * removes itself. A refusal fires {@link HandshakeRefusedEvent} before the REJECT is written.
+ *
+ * <p>Until the handshake succeeds the frame decoder accepts only handshake-sized frames
+ * ({@link HandshakeMessages#MAX_CLIENT_HANDSHAKE_FRAME_BYTES}); a larger length prefix is refused
+ * at once, unbuffered. On success the limit is raised to the protocol's. Refusals are logged
+ * through a {@link ThrottledLog} (one line per kind and interval plus a count), with every value
+ * from the peer escaped ({@link LogSafe}), since anyone who reaches the port can cause them.
  * One instance per channel; runs on the channel's event loop.
  */
 final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
@@ -26,6 +34,9 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
 
   private final AppSecrets secrets;
   private final Duration timeout;
+  private final FrameDecoder frames;
+  private final int protocolMaxFrameBytes;
+  private final ThrottledLog refusals;
   private State state = State.AWAIT_HELLO;
   private String appId;
   private byte[] secret;
@@ -33,9 +44,18 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
   private byte[] serverNonce;
   private ScheduledFuture<?> timeoutTask;
 
-  ServerHandshakeHandler(AppSecrets secrets, Duration timeout) {
+  /**
+   * @param frames the channel's frame decoder, whose limit is raised to
+   *     {@code protocolMaxFrameBytes} once the peer is authenticated
+   * @param refusals where refusals are logged
+   */
+  ServerHandshakeHandler(AppSecrets secrets, Duration timeout, FrameDecoder frames,
+      int protocolMaxFrameBytes, ThrottledLog refusals) {
     this.secrets = secrets;
     this.timeout = timeout;
+    this.frames = frames;
+    this.protocolMaxFrameBytes = protocolMaxFrameBytes;
+    this.refusals = refusals;
   }
 
   @Override
@@ -55,7 +75,8 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     if (timeoutTask == null) {
       timeoutTask = ctx.executor().schedule(() -> {
         if (state == State.AWAIT_HELLO || state == State.AWAIT_RESPONSE) {
-          refuse(ctx, "handshake timed out after " + timeout.toMillis() + " ms", "handshake timed out");
+          refuse(ctx, "handshake timeouts", "handshake timed out after " + timeout.toMillis()
+              + " ms", "handshake timed out");
         }
       }, timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -76,10 +97,11 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     try {
       message = HandshakeMessages.decode(body);
     } catch (HandshakeMessage.UnsupportedVersionException e) {
-      refuse(ctx, e.getMessage(), e.getMessage());
+      refuse(ctx, "handshakes of an unsupported version", e.getMessage(), e.getMessage());
       return;
     } catch (MalformedFrameException e) {
-      refuse(ctx, "malformed handshake frame: " + e.getMessage(), GENERIC_REFUSAL);
+      refuse(ctx, "malformed handshakes", "malformed handshake frame: " + e.getMessage(),
+          GENERIC_REFUSAL);
       return;
     } finally {
       body.release();
@@ -90,8 +112,8 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
         && message instanceof HandshakeMessage.Response response) {
       onResponse(ctx, response);
     } else {
-      refuse(ctx, "unexpected " + HandshakeMessages.name(message.type()) + " in state " + state,
-          GENERIC_REFUSAL);
+      refuse(ctx, "malformed handshakes", "unexpected " + HandshakeMessages.name(message.type())
+          + " in state " + state, GENERIC_REFUSAL);
     }
   }
 
@@ -106,20 +128,24 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
 
   private void onResponse(ChannelHandlerContext ctx, HandshakeMessage.Response response) {
     if (secret == null) {
-      refuse(ctx, "unknown application " + appId, GENERIC_REFUSAL);
+      refuse(ctx, "handshakes for unknown applications", "unknown application "
+          + LogSafe.text(appId), GENERIC_REFUSAL);
       return;
     }
     byte[] expected = HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce);
     if (!HandshakeMessages.matches(expected, response.proof().toArray())) {
-      refuse(ctx, "wrong secret for application " + appId, GENERIC_REFUSAL);
+      refuse(ctx, "handshakes with a wrong secret", "wrong secret for application "
+          + LogSafe.text(appId), GENERIC_REFUSAL);
       return;
     }
     state = State.DONE;
     timeoutTask.cancel(false);
     ctx.channel().attr(SecureChannels.APP_ID).set(appId);
+    frames.maxFrameBytes(protocolMaxFrameBytes);
     ctx.writeAndFlush(new HandshakeMessage.Ok(
         HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce)).toFrame(ctx.alloc()));
-    LOG.debug("authenticated {} for application {}", ctx.channel().remoteAddress(), appId);
+    LOG.debug("authenticated {} for application {}", ctx.channel().remoteAddress(),
+        LogSafe.text(appId));
     secret = null;
     ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
     ctx.pipeline().remove(this);
@@ -130,7 +156,10 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     if (state == State.DONE) {
       ctx.fireExceptionCaught(cause);
     } else if (state != State.REFUSED) {
-      refuse(ctx, "error during handshake: " + cause, GENERIC_REFUSAL);
+      String kind = cause instanceof TooLongFrameException ? "oversized handshake frames"
+          : cause instanceof IOException ? "connections failed during the handshake"
+          : "errors during the handshake";
+      refuse(ctx, kind, "error during handshake: " + LogSafe.text(cause, 500), GENERIC_REFUSAL);
     }
   }
 
@@ -142,12 +171,17 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     ctx.fireChannelInactive();
   }
 
-  private void refuse(ChannelHandlerContext ctx, String realReason, String toldReason) {
+  /**
+   * @param kind the refusal's kind for log aggregation (a fixed string)
+   * @param realReason logged; any peer value in it already escaped
+   */
+  private void refuse(ChannelHandlerContext ctx, String kind, String realReason,
+      String toldReason) {
     if (state == State.DONE || state == State.REFUSED) {
       return;
     }
-    LOG.warn("refused connection from {} (application {}): {}", ctx.channel().remoteAddress(),
-        appId == null ? "?" : appId, realReason);
+    refusals.warn(kind, "refused connection from {} (application {}): {}",
+        ctx.channel().remoteAddress(), appId == null ? "?" : LogSafe.text(appId), realReason);
     state = State.REFUSED;
     secret = null;
     if (timeoutTask != null) {

@@ -22,11 +22,12 @@ import org.apache.hadoop.metrics2.lib.MutableRate;
  *
  * <p>Record {@code TideShuffle}, context {@code tide}:
  * <ul>
- *   <li>gauges: OpenConnections, ActiveFetches, OpenFiles, IdleOpenFiles, IndexCacheBytes,
- *       InFlightBytes,
- *       DirectMemoryBytes, RegisteredApplications;
+ *   <li>gauges: OpenConnections, UnauthenticatedConnections, ActiveFetches, OpenFiles,
+ *       IdleOpenFiles, IndexCacheBytes, InFlightBytes, DirectMemoryBytes,
+ *       RegisteredApplications;
  *   <li>counters: FetchesServed, FetchesFailed, BlocksServed, BytesServed, AuthFailures,
- *       BusyReplies, ConnectionsRefused, IdleConnectionsClosed, InternalErrors;
+ *       BusyReplies, ConnectionsRefused, BadFrames, UnauthenticatedConnectionsClosed,
+ *       IdleConnectionsClosed, InternalErrors;
  *   <li>FetchLatencyNumOps / FetchLatencyAvgTime (microseconds, since start) and
  *       FetchLatency{N}s{50,75,90,95,99}thPercentileLatencyMicros with FetchLatency{N}sNumFetches
  *       over the last window of N seconds ({@code tide.shuffle.metrics.quantileInterval.sec}).
@@ -90,6 +91,8 @@ final class ShuffleMetricsSource implements MetricsSource {
     MetricsRecordBuilder rb = collector.addRecord(RECORD).setContext(CONTEXT);
     ShuffleServer s = server;
     rb.addGauge(m("OpenConnections", "connections open now"), stats.openConnections())
+        .addGauge(m("UnauthenticatedConnections", "connections open now that have not"
+            + " authenticated yet"), stats.unauthenticatedConnections())
         .addGauge(m("ActiveFetches", "fetch requests accepted and not yet answered"),
             stats.activeFetches())
         .addGauge(m("OpenFiles", "data files open for replies being sent"), stats.openFiles())
@@ -114,6 +117,10 @@ final class ShuffleMetricsSource implements MetricsSource {
             stats.busyReplies())
         .addCounter(m("ConnectionsRefused", "connections refused at a limit"),
             stats.connectionsRefused())
+        .addCounter(m("BadFrames", "frames of authenticated peers refused as malformed"),
+            stats.badFrames())
+        .addCounter(m("UnauthenticatedConnectionsClosed", "connections closed before they"
+            + " authenticated to make room for newer ones"), stats.unauthenticatedPushedOut())
         .addCounter(m("IdleConnectionsClosed", "connections closed for being idle"),
             stats.idleConnectionsClosed())
         .addCounter(m("InternalErrors", "unexpected failures (INTERNAL replies, connections"

@@ -58,6 +58,10 @@ public final class ShuffleServiceOptions {
       "most blocks one request may name", 1, INT_MAX);
   public static final Option MAX_CONNECTIONS = new Option("tide.shuffle.maxConnections", "2048",
       "open connections; one more is answered BUSY and closed", 1, INT_MAX);
+  public static final Option MAX_UNAUTHENTICATED_CONNECTIONS = new Option(
+      "tide.shuffle.maxUnauthenticatedConnections", "256",
+      "open connections that have not authenticated yet (above tide.shuffle.maxConnections"
+          + " counts as that); one more closes the oldest of them", 1, INT_MAX);
   public static final Option MAX_DIRECT_MEMORY_BYTES = new Option(
       "tide.shuffle.maxDirectMemory.bytes", "268435456",
       "direct memory the service's buffer pool may have in use before new connections and"
@@ -90,7 +94,7 @@ public final class ShuffleServiceOptions {
   public static final List<Option> ALL = List.of(PORT, BIND_HOST, STOP_ON_FAILURE, IO_THREADS,
       DISK_THREADS, DISK_QUEUE, INDEX_CACHE_BYTES, MAX_IN_FLIGHT_BYTES,
       MAX_IN_FLIGHT_PER_CONNECTION_BYTES, MAX_REPLY_BYTES, MAX_REQUEST_FRAME_BYTES, MAX_BLOCKS,
-      MAX_CONNECTIONS, MAX_DIRECT_MEMORY_BYTES, DIRECT_ARENAS, IDLE_TIMEOUT_MS,
+      MAX_CONNECTIONS, MAX_UNAUTHENTICATED_CONNECTIONS, MAX_DIRECT_MEMORY_BYTES, DIRECT_ARENAS, IDLE_TIMEOUT_MS,
       BUSY_RETRY_AFTER_MS, HANDSHAKE_TIMEOUT_MS, EPOLL, COPY_BELOW_BYTES, MAX_COPIED_BYTES,
       METRICS_QUANTILE_INTERVAL_SEC);
 
@@ -139,6 +143,7 @@ public final class ShuffleServiceOptions {
         .maxRequestFrameBytes(intValue(conf, MAX_REQUEST_FRAME_BYTES))
         .maxBlocksPerRequest(intValue(conf, MAX_BLOCKS))
         .maxConnections(intValue(conf, MAX_CONNECTIONS))
+        .maxUnauthenticatedConnections(intValue(conf, MAX_UNAUTHENTICATED_CONNECTIONS))
         .maxDirectMemoryBytes(longValue(conf, MAX_DIRECT_MEMORY_BYTES))
         .directArenas(intValue(conf, DIRECT_ARENAS))
         .idleTimeout(Duration.ofMillis(longValue(conf, IDLE_TIMEOUT_MS)))

@@ -8,6 +8,7 @@ import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.testing.MapOutputs;
 import dev.tide.shuffle.transport.SecureChannels;
+import dev.tide.shuffle.transport.ThrottledLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.FileRegion;
@@ -42,6 +43,9 @@ final class ServerPipelineHarness {
   final UnpooledByteBufAllocator alloc = new UnpooledByteBufAllocator(false, false, false);
   final ServerStats stats = new ServerStats();
   final AtomicLong inFlight = new AtomicLong();
+  private final ThrottledLog log = new ThrottledLog(
+      org.slf4j.LoggerFactory.getLogger(ServerPipelineHarness.class), Duration.ofSeconds(10),
+      System::nanoTime);
   private final ApplicationRegistry registry = new ApplicationRegistry();
   private final ShuffleServerConfig config;
   private final MapOutputResolver resolver;
@@ -81,7 +85,7 @@ final class ServerPipelineHarness {
     ch.config().setAllocator(alloc);
     SecureChannels.initServer(ch, registry, MAX_FRAME_BYTES, Duration.ofSeconds(10),
         new FetchRequestHandler(registry, resolver, copier, diskExecutor, inFlight, config,
-            stats, () -> 0L));
+            stats, () -> 0L, log));
     return ch;
   }
 
@@ -102,6 +106,18 @@ final class ServerPipelineHarness {
     if (!done.isSuccess()) {
       throw new AssertionError("harness handshake failed", done.cause());
     }
+  }
+
+  /**
+   * Makes the peer stop (false) or resume (true) reading what the server writes, as the
+   * server sees it: the channel turns unwritable, and writable again.
+   */
+  void peerReads(EmbeddedChannel server, boolean reading) {
+    if (!server.isOpen()) {
+      return;
+    }
+    server.unsafe().outboundBuffer().setUserDefinedWritability(1, reading);
+    server.runPendingTasks();
   }
 
   /** Feeds raw bytes to the connection and runs what they set off (disk work is inline). */

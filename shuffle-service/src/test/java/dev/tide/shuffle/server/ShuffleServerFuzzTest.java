@@ -24,8 +24,10 @@ import org.junit.jupiter.api.Test;
  * left in flight); and a fresh connection is served correctly afterwards.
  *
  * <p>Input format ({@link Ops}): byte 0 bit 0 = authenticate first (a real client handshake),
- * then operations, each an op byte (bits 0-2 kind, bits 4-5 = pieces - 1: the op's bytes are
- * written in that many writes) and its arguments; reading past the end yields zeros.
+ * then operations, each an op byte (bits 0-2 kind, bit 3 = the peer does not read while the
+ * op's bytes arrive, bits 4-5 = pieces - 1: the op's bytes are written in that many writes)
+ * and its arguments; reading past the end yields zeros. While the peer does not read, the
+ * server must not write more than the op's first reply.
  *
  * <p>Under plain {@code mvn test} the {@link FuzzTest} replays the seeds in
  * {@code src/test/resources/dev/tide/shuffle/server/ShuffleServerFuzzTestInputs/
@@ -80,6 +82,10 @@ class ShuffleServerFuzzTest {
         int op = ops.u8();
         byte[] bytes = ops.operation(op & 7);
         int pieces = ((op >>> 4) & 3) + 1;
+        boolean peerNotReading = (op & 8) != 0;
+        if (peerNotReading) {
+          h.peerReads(server, false);
+        }
         int at = 0;
         for (int p = 1; p <= pieces; p++) {
           int end = p == pieces ? bytes.length : Math.min(bytes.length, at + bytes.length / pieces);
@@ -89,6 +95,16 @@ class ShuffleServerFuzzTest {
           at = end;
         }
         server.checkException();
+        if (peerNotReading) {
+          // The server stops handling frames once its replies are not read: the op's first
+          // frame may be answered (and a broken stream's last word), nothing after it.
+          List<ShuffleMessage> written = h.drainReplies(server);
+          if (written.size() > 2) {
+            throw new AssertionError(written.size() + " replies written to a peer that does"
+                + " not read: " + written);
+          }
+          h.peerReads(server, true);
+        }
         h.drainReplies(server);
         long held = h.memoryInUse();
         if (held > MEMORY_BOUND) {
@@ -291,7 +307,12 @@ class ShuffleServerFuzzTest {
         seed(0, op(5, 0), 32),
         seed(0, op(2, 0), 0, 0, 0, 0, 0, 0, 0, 1, 0, 0),
         seed(0, op(0, 0), 0, 6, 0xff, 0xff, 0, 1, 9, 9),
-        seed(1, op(6, 0), 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, op(3, 0), 0, 0, 0, 0, 0));
+        seed(1, op(6, 0), 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, op(3, 0), 0, 0, 0, 0, 0),
+        // a peer that does not read: many unknown frames at once, then many requests
+        seed(1, op(0, 0) | 8, 0, 40, 0, 0, 0, 1, 40, 0, 0, 0, 1, 40, 0, 0, 0, 1, 40, 0, 0, 0,
+            1, 40, 0, 0, 0, 1, 40, 0, 0, 0, 1, 40, 0, 0, 0, 1, 40),
+        seed(1, op(6, 3) | 8, 2, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, op(6, 0) | 8,
+            1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6));
   }
 
   private static int op(int kind, int extraPieces) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -53,6 +54,38 @@ class FrameDecoderTest {
     assertEquals("", bodyText(ch, (byte) 17));
     assertEquals("world!", bodyText(ch, (byte) 18));
     assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void aRaisedLimitAppliesToTheFramesThatFollow() {
+    FrameDecoder decoder = new FrameDecoder(8);
+    EmbeddedChannel ch = new EmbeddedChannel(decoder);
+    assertThrows(TooLongFrameException.class, () -> ch.writeInbound(frame((byte) 16, "too long")));
+    decoder.maxFrameBytes(100);
+    ch.writeInbound(frame((byte) 17, "now it fits"));
+    assertEquals("now it fits", bodyText(ch, (byte) 17));
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void pausedDecoderKeepsFramesAndStopsReadingUntilResumed() {
+    FrameDecoder decoder = new FrameDecoder(100);
+    EmbeddedChannel ch = new EmbeddedChannel(decoder);
+    ch.writeInbound(frame((byte) 16, "one"));
+    decoder.pause();
+    assertFalse(ch.config().isAutoRead());
+    ByteBuf two = Unpooled.buffer();
+    two.writeBytes(frame((byte) 17, "two"));
+    two.writeBytes(frame((byte) 18, "three"));
+    ch.writeInbound(two);
+    assertEquals("one", bodyText(ch, (byte) 16));
+    assertNull(ch.readInbound(), "nothing split while paused");
+    decoder.resume();
+    ch.runPendingTasks();
+    assertEquals("two", bodyText(ch, (byte) 17));
+    assertEquals("three", bodyText(ch, (byte) 18));
+    assertTrue(ch.config().isAutoRead(), "reading again once nothing is left to split");
     assertFalse(ch.finish());
   }
 

@@ -97,6 +97,18 @@ class HandshakeMessagesTest {
   }
 
   @Test
+  void theLongestHelloFitsTheServersPreAuthenticationFrameLimit() {
+    Hello longest = new Hello("\u00e9".repeat(HandshakeMessages.MAX_APP_ID_BYTES / 2),
+        bytes(32, 4));
+    ByteBuf frame = longest.toFrame(ByteBufAllocator.DEFAULT);
+    try {
+      assertEquals(HandshakeMessages.MAX_CLIENT_HANDSHAKE_FRAME_BYTES, frame.getInt(0));
+    } finally {
+      frame.release();
+    }
+  }
+
+  @Test
   void challengeRoundTrips() {
     assertRoundTrips(new Challenge(bytes(32, 40)));
   }
