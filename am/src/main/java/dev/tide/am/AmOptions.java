@@ -65,10 +65,14 @@ public final class AmOptions {
   public static final ConfigOption<Integer> MAX_FAILURES_PER_HOST =
       intOption("tide.yarn.maxFailuresPerHost", 2, 0, "Executor failures on one node (within"
           + " the validity interval) after which the node is excluded for"
-          + " tide.yarn.hostExclusionTimeout; 0 never excludes.");
+          + " tide.yarn.hostExclusionTimeout; 0 never excludes. Exclusion never leaves the"
+          + " application without a node: when every node is excluded while executors are"
+          + " wanted, the oldest exclusion is lifted (with a WARN) and that node's failures so"
+          + " far are forgiven; tide.executor.maxFailures still bounds the failures in all.");
   public static final ConfigOption<Duration> HOST_EXCLUSION_TIMEOUT =
       durationOption("tide.yarn.hostExclusionTimeout", "10m",
-          "How long a node with repeated executor failures gets no executors.");
+          "How long a node with repeated executor failures gets no executors (unless every"
+          + " node is excluded: see tide.yarn.maxFailuresPerHost).");
 
   /** The values of {@link #PLACEMENT}. */
   public enum Placement { LOCALITY, SPREAD, PACK }

@@ -270,7 +270,8 @@ public final class ApplicationMaster {
     if (driver == null) {
       throw new IllegalStateException("the driver of " + appId + " is not started yet");
     }
-    return driver.status();
+    // The allocator is assigned before driverRef is set, so it is visible here.
+    return driver.status().withWaitingReason(allocator.waitingReason());
   }
 
   /** Stops everything in order, collecting failures; returns the exit code. */

@@ -3,11 +3,14 @@ package dev.tide.am;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
@@ -20,6 +23,12 @@ import java.util.function.LongSupplier;
  * with {@code maxFailuresPerNode} counting failures is excluded for {@code exclusionTimeout},
  * then allowed again (its old failures no longer count towards a new exclusion).
  *
+ * <p>Exclusion never leaves the application without a node: when every node it could use is
+ * excluded, {@link #liftOldestIfAllExcluded} ends the exclusion that would end soonest and
+ * forgives that node's failures so far. (Spark fails the application instead, SPARK-16630; a
+ * Tide executor's shuffle output outlives it in the NodeManager, so going on loses nothing, and
+ * {@code maxFailures} still bounds how often executors may fail.)
+ *
  * <p>Time comes from the injected clock (milliseconds). Not thread-safe: allocator thread only.
  */
 public final class ExecutorFailures {
@@ -27,7 +36,8 @@ public final class ExecutorFailures {
   public record Verdict(boolean tooMany, int recentFailures, Map<String, Integer> perNode,
       boolean nodeExcluded) {}
 
-  private record Failure(long atMillis, String node) {}
+  /** @param sequence counts failures from 1, so that forgiving needs no clock resolution */
+  private record Failure(long atMillis, String node, long sequence) {}
 
   private final int maxFailures;
   private final long validityMillis;
@@ -37,8 +47,9 @@ public final class ExecutorFailures {
   private final Deque<Failure> recent = new ArrayDeque<>();
   /** Excluded node -> when it may be used again. */
   private final Map<String, Long> excludedUntil = new LinkedHashMap<>();
-  /** Failures on a node before this time do not count towards excluding it again. */
-  private final Map<String, Long> forgivenBefore = new LinkedHashMap<>();
+  /** Node -> the last failure there (by sequence) that no longer counts towards excluding it. */
+  private final Map<String, Long> forgivenThrough = new LinkedHashMap<>();
+  private long failuresRecorded;
 
   public ExecutorFailures(int maxFailures, Duration validity, int maxFailuresPerNode,
       Duration exclusionTimeout, LongSupplier clockMillis) {
@@ -53,7 +64,7 @@ public final class ExecutorFailures {
   public Verdict record(String node) {
     long now = clock.getAsLong();
     expire(now);
-    recent.addLast(new Failure(now, node));
+    recent.addLast(new Failure(now, node, ++failuresRecorded));
     Map<String, Integer> perNode = perNode();
     boolean excluded = false;
     if (maxFailuresPerNode > 0 && !excludedUntil.containsKey(node)
@@ -73,11 +84,52 @@ public final class ExecutorFailures {
       Map.Entry<String, Long> e = it.next();
       if (now >= e.getValue()) {
         ended.add(e.getKey());
-        forgivenBefore.put(e.getKey(), now);
+        forgivenThrough.put(e.getKey(), failuresRecorded);
         it.remove();
       }
     }
     return ended;
+  }
+
+  /**
+   * Lifts one exclusion when every node the application could use is excluded: the one that
+   * would end soonest, which with one timeout for all is the oldest. Its failures so far are
+   * forgiven, so the next failure there does not exclude it again at once.
+   *
+   * @param clusterNodes nodes the RM can place containers on now; 0 when not known yet, and
+   *     then nothing is lifted
+   * @param unusableNodes nodes the RM reports lost, unhealthy, decommissioned or shut down;
+   *     their exclusions do not count, as they are not among {@code clusterNodes}
+   * @return the node that may take executors again, if an exclusion was lifted
+   */
+  public Optional<String> liftOldestIfAllExcluded(int clusterNodes, Set<String> unusableNodes) {
+    if (clusterNodes <= 0) {
+      return Optional.empty();
+    }
+    String oldest = null;
+    int excludedUsable = 0;
+    for (Map.Entry<String, Long> e : excludedUntil.entrySet()) {
+      if (unusableNodes.contains(e.getKey())) {
+        continue;
+      }
+      excludedUsable++;
+      if (oldest == null || e.getValue() < excludedUntil.get(oldest)) {
+        oldest = e.getKey();
+      }
+    }
+    if (excludedUsable < clusterNodes) {
+      return Optional.empty();
+    }
+    excludedUntil.remove(oldest);
+    forgivenThrough.put(oldest, failuresRecorded);
+    return Optional.of(oldest);
+  }
+
+  /** The excluded nodes, the one whose exclusion ends soonest first. */
+  public List<String> excludedNodes() {
+    List<String> nodes = new ArrayList<>(excludedUntil.keySet());
+    nodes.sort(Comparator.comparing(excludedUntil::get));
+    return nodes;
   }
 
   /** Failures that still count, now. */
@@ -91,10 +143,10 @@ public final class ExecutorFailures {
   }
 
   private int countingTowardsExclusion(String node) {
-    long since = forgivenBefore.getOrDefault(node, Long.MIN_VALUE);
+    long forgiven = forgivenThrough.getOrDefault(node, 0L);
     int n = 0;
     for (Failure f : recent) {
-      if (f.node().equals(node) && f.atMillis() >= since) {
+      if (f.node().equals(node) && f.sequence() > forgiven) {
         n++;
       }
     }

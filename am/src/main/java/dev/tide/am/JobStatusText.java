@@ -18,8 +18,10 @@ import java.util.Map;
  * executorsRunning=3
  * targetExecutors=4
  * progress=0.3
+ * waitingReason=nodes excluded h1,h2 (executor failures)
  * </pre>
- * Unknown keys are ignored when parsing, so fields can be added. Stateless and thread-safe.
+ * Unknown keys are ignored when parsing, so fields can be added; a missing
+ * {@code waitingReason} (an older AM) reads as empty. Stateless and thread-safe.
  */
 public final class JobStatusText {
   private JobStatusText() {}
@@ -36,6 +38,7 @@ public final class JobStatusText {
     line(text, "executorsRunning", status.executorsRunning());
     line(text, "targetExecutors", status.targetExecutors());
     line(text, "progress", status.progress());
+    line(text, "waitingReason", status.waitingReason().replace('\n', ' '));
     return text.toString();
   }
 
@@ -52,7 +55,8 @@ public final class JobStatusText {
         intField(fields, "stageCount"), intField(fields, "tasksDone"),
         intField(fields, "tasksTotal"), intField(fields, "pendingTasks"),
         intField(fields, "runningTasks"), intField(fields, "executorsRunning"),
-        intField(fields, "targetExecutors"), floatField(fields, "progress"));
+        intField(fields, "targetExecutors"), floatField(fields, "progress"),
+        fields.getOrDefault("waitingReason", ""));
   }
 
   private static void line(StringBuilder text, String key, Object value) {

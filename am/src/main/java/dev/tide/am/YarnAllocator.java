@@ -26,6 +26,7 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
@@ -45,21 +46,26 @@ import org.slf4j.LoggerFactory;
  * (launcher threads) only post a task to that thread and wake it; they return at once.
  *
  * <p>Each round: end node exclusions that have expired, release executors that did not
- * register in time (launch watchdog), reconcile (cancel requests that no longer fit the hints,
- * then add or cancel so that pending + running + starting = target), heartbeat, then handle
+ * register in time (launch watchdog), lift the oldest exclusion if every node is excluded while
+ * executors are wanted, reconcile (cancel requests that no longer fit the hints, then add or
+ * cancel so that pending + running + starting = target), heartbeat, then handle
  * allocated containers (launch what is still wanted and remove its request, release the
  * surplus at once) and completed containers (classify, tell the driver, count failures).
  *
  * <p>Failures count within {@code tide.executor.failuresValidityInterval}; past
  * {@code tide.executor.maxFailures} of them the driver is aborted with the cause; a node with
  * {@code tide.yarn.maxFailuresPerHost} of them is excluded (YARN blacklist) for
- * {@code tide.yarn.hostExclusionTimeout}. Nodes are named as the RM names them: host, or
- * host:port with {@code yarn.scheduler.include-port-in-node-name}.
+ * {@code tide.yarn.hostExclusionTimeout}, unless that would leave no node the application may
+ * use ({@link ExecutorFailures#liftOldestIfAllExcluded}; the cluster's nodes are those the RM
+ * counts in each allocate response, less those it reports unusable). Nodes are named as the RM
+ * names them: host, or host:port with {@code yarn.scheduler.include-port-in-node-name}.
  */
 public final class YarnAllocator implements ExecutorAllocationClient {
   private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
   /** Consecutive failed heartbeats before the application is aborted. */
   private static final int MAX_HEARTBEAT_FAILURES = 5;
+  /** Excluded nodes named in the status; the rest are counted. */
+  private static final int EXCLUDED_NODES_SHOWN = 5;
 
   private enum State { STARTING, RUNNING, RELEASING }
 
@@ -124,6 +130,14 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private boolean aborted;
   /** Executors the queue could still grant, from the last allocate response. */
   private volatile int grantableExecutors;
+  /** Why wanted executors are missing, for the status; "" when none are or no reason is known. */
+  private volatile String waitingReason = "";
+  /** Nodes the RM can place containers on, from the last allocate response; 0 before. */
+  private int clusterNodes;
+  /** Nodes the RM reported lost, unhealthy, decommissioned or shut down (and not back). */
+  private final Set<String> unusableNodes = new HashSet<>();
+  /** The last lift of an exclusion, shown in the status until the wanted executors are in. */
+  private String liftNote = "";
   private int nextExecutorId = 1;
   private int heartbeatFailures;
   private long currentIntervalMs;
@@ -220,6 +234,15 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     return grantableExecutors;
   }
 
+  /**
+   * Why executors the driver wants are not running, for the job status: the nodes excluded for
+   * executor failures and an exclusion lifted because all were; empty when no executor is
+   * missing or none of that applies. Any thread; never blocks (a volatile read).
+   */
+  public String waitingReason() {
+    return waitingReason;
+  }
+
   static int executorsThatFit(Resource available, Resource executor) {
     if (available == null || executor == null) {
       return 0;
@@ -301,6 +324,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     if (wakeRequested || now - nextHeartbeatNanos >= 0) {
       wakeRequested = false;
       round();
+      waitingReason = describeWaiting();
       nextHeartbeatNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(nextInterval());
       return 0;
     }
@@ -335,6 +359,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     releaseUnregistered();
     int running = count(State.RUNNING);
     int starting = count(State.STARTING);
+    if (targetExecutors > running + starting) {
+      liftExclusionIfNoNodeLeft();
+    }
     RequestDelta delta = reconciler.reconcile(new Demand(targetExecutors, running, starting,
         localityAwareTasks, hostToLocalTaskCount, containersPerNode()));
     if (delta.changed()) {
@@ -348,6 +375,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
         grantableExecutors = executorsThatFit(response.getAvailableResources(),
             settings.executorResource());
       }
+      noteClusterNodes(response);
     } catch (ApplicationAttemptNotFoundException e) {
       abortOnce("the ResourceManager no longer knows this application attempt: "
           + e.getMessage());
@@ -493,6 +521,62 @@ public final class YarnAllocator implements ExecutorAllocationClient {
         driver.logEvent("nodeExclusionEnded", "node", node);
       }
     }
+  }
+
+  /**
+   * Keeps a node the application may use: with every usable node excluded, no container can be
+   * allocated until an exclusion ends (10 min by default) and the job would sit still.
+   */
+  private void liftExclusionIfNoNodeLeft() {
+    int excluded = executorFailures.excludedNodes().size();
+    executorFailures.liftOldestIfAllExcluded(clusterNodes, unusableNodes).ifPresent(node -> {
+      LOG.warn("All {} nodes excluded for executor failures; lifting the oldest exclusion, of"
+          + " node {}, so the application can go on ({} executors wanted, {} running or"
+          + " starting)", clusterNodes, node, targetExecutors,
+          count(State.RUNNING) + count(State.STARTING));
+      amrmClient.updateBlacklist(null, List.of(node));
+      driver.logEvent("nodeExclusionLifted", "node", node, "clusterNodes",
+          Integer.toString(clusterNodes), "excludedNodes", Integer.toString(excluded));
+      liftNote = "all " + clusterNodes + " nodes were excluded, lifted " + node;
+    });
+  }
+
+  private void noteClusterNodes(AllocateResponse response) {
+    clusterNodes = response.getNumClusterNodes();
+    List<NodeReport> updated = response.getUpdatedNodes();
+    if (updated == null) {
+      return;
+    }
+    for (NodeReport report : updated) {
+      String node = nodeName(report.getNodeId());
+      if (report.getNodeState() != null && report.getNodeState().isUnusable()) {
+        unusableNodes.add(node);
+      } else {
+        unusableNodes.remove(node);
+      }
+    }
+  }
+
+  /** See {@link #waitingReason()}; on the allocator thread, after a round. */
+  private String describeWaiting() {
+    if (targetExecutors <= count(State.RUNNING) + count(State.STARTING)) {
+      liftNote = "";
+      return "";
+    }
+    List<String> excluded = executorFailures.excludedNodes();
+    List<String> parts = new ArrayList<>();
+    if (!excluded.isEmpty()) {
+      String shown = String.join(",", excluded.subList(0,
+          Math.min(EXCLUDED_NODES_SHOWN, excluded.size())));
+      if (excluded.size() > EXCLUDED_NODES_SHOWN) {
+        shown += " and " + (excluded.size() - EXCLUDED_NODES_SHOWN) + " more";
+      }
+      parts.add("nodes excluded " + shown + " (executor failures)");
+    }
+    if (!liftNote.isEmpty()) {
+      parts.add(liftNote);
+    }
+    return String.join("; ", parts);
   }
 
   /** The launch watchdog: see {@link DriverCallbacks#isExecutorRegistered}. */

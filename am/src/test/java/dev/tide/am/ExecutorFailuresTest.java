@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +63,58 @@ class ExecutorFailuresTest {
     for (int i = 0; i < 5; i++) {
       assertFalse(lenient.record("a").nodeExcluded());
     }
+  }
+
+  @Test
+  void whenEveryNodeIsExcludedTheOldestExclusionIsLifted() {
+    exclude("a");
+    clock.addAndGet(1000);
+    exclude("b");
+    assertEquals(Optional.empty(), failures.liftOldestIfAllExcluded(3, Set.of()),
+        "c is still usable");
+    clock.addAndGet(1000);
+    exclude("c");
+
+    assertEquals(Optional.of("a"), failures.liftOldestIfAllExcluded(3, Set.of()));
+    assertFalse(failures.isExcluded("a"));
+    assertEquals(List.of("b", "c"), failures.excludedNodes());
+    assertEquals(Optional.empty(), failures.liftOldestIfAllExcluded(3, Set.of()),
+        "a is usable now");
+  }
+
+  @Test
+  void aLiftedNodeIsNotExcludedAgainByItsOldFailures() {
+    exclude("a");
+    exclude("b");
+    assertEquals(Optional.of("a"), failures.liftOldestIfAllExcluded(2, Set.of()));
+
+    // Same millisecond as the failures that excluded it: still forgiven.
+    assertFalse(failures.record("a").nodeExcluded(), "its 2 earlier failures are forgiven");
+    assertTrue(failures.record("a").nodeExcluded(), "2 new failures exclude it again");
+    assertEquals(Optional.of("b"), failures.liftOldestIfAllExcluded(2, Set.of()),
+        "then b is the oldest");
+  }
+
+  @Test
+  void exclusionsOfUnusableNodesDoNotCount() {
+    exclude("a");
+    exclude("lost");
+    assertEquals(Optional.empty(), failures.liftOldestIfAllExcluded(2, Set.of("lost")),
+        "the RM's 2 nodes are a and another, which is usable");
+    exclude("b");
+    assertEquals(Optional.of("a"), failures.liftOldestIfAllExcluded(2, Set.of("lost")));
+  }
+
+  @Test
+  void nothingIsLiftedBeforeTheClusterSizeIsKnown() {
+    exclude("a");
+    assertEquals(Optional.empty(), failures.liftOldestIfAllExcluded(0, Set.of()));
+    assertTrue(failures.isExcluded("a"));
+  }
+
+  /** Two failures on {@code node} (maxFailuresPerNode): excluded. */
+  private void exclude(String node) {
+    failures.record(node);
+    assertTrue(failures.record(node).nodeExcluded(), node + " excluded");
   }
 }

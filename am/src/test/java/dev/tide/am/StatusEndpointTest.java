@@ -13,13 +13,25 @@ import org.junit.jupiter.api.Test;
 /** The AM's /status endpoint and the client's reader of it, over real HTTP. */
 class StatusEndpointTest {
   private static final JobStatus STATUS =
-      new JobStatus("wordcount", 1, 2, 12, 40, 20, 8, 3, 4, 0.3f);
+      new JobStatus("wordcount", 1, 2, 12, 40, 20, 8, 3, 4, 0.3f, "");
 
   @Test
   void textRoundTrip() {
     assertEquals(STATUS, JobStatusText.parse(JobStatusText.format(STATUS)));
     assertEquals("stage 1/2, tasks 12/40, executors 3 (target 4)",
         JobStatusText.parse(JobStatusText.format(STATUS)).describe());
+  }
+
+  @Test
+  void waitingReasonFollowsTheCountsAndMayBeAbsent() {
+    JobStatus waiting = new JobStatus("wordcount", 2, 2, 25, 26, 1, 0, 0, 1, 0.96f,
+        "nodes excluded h2,h3 (executor failures)");
+    assertEquals(waiting, JobStatusText.parse(JobStatusText.format(waiting)));
+    assertEquals("stage 2/2, tasks 25/26, executors 0 (target 1), waiting: nodes excluded h2,h3"
+        + " (executor failures)", waiting.describe());
+
+    String fromAnOlderAm = JobStatusText.format(STATUS).replace("waitingReason=\n", "");
+    assertEquals(STATUS, JobStatusText.parse(fromAnOlderAm));
   }
 
   @Test

@@ -26,6 +26,9 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
@@ -51,6 +54,10 @@ class YarnAllocatorTest {
     final List<ContainerStatus> toComplete = Collections.synchronizedList(new ArrayList<>());
     final Set<ContainerId> released = ConcurrentHashMap.newKeySet();
     final Set<String> excludedNodes = ConcurrentHashMap.newKeySet();
+    /** Node state changes for the next heartbeat's response. */
+    final List<NodeReport> toUpdateNodes = Collections.synchronizedList(new ArrayList<>());
+    /** The cluster size each response reports. */
+    volatile int clusterNodes = 1;
     volatile int pendingAtLastHeartbeat;
     volatile int heartbeats;
     volatile float lastProgress;
@@ -67,13 +74,15 @@ class YarnAllocatorTest {
       lastProgress = progress;
       List<Container> allocated;
       List<ContainerStatus> completed;
+      List<NodeReport> updatedNodes;
       synchronized (this) {
         allocated = drain(toAllocate);
         completed = drain(toComplete);
+        updatedNodes = drain(toUpdateNodes);
       }
       heartbeats++;
-      return AllocateResponse.newInstance(heartbeats, completed, allocated, List.of(),
-          Resource.newInstance(8192, 8), null, 1, null, List.of());
+      return AllocateResponse.newInstance(heartbeats, completed, allocated, updatedNodes,
+          Resource.newInstance(8192, 8), null, clusterNodes, null, List.of());
     }
 
     @Override
@@ -424,6 +433,91 @@ class YarnAllocatorTest {
 
     clock.addAndGet(Duration.ofMinutes(10).toMillis());
     await("exclusion ended", () -> amrm.excludedNodes.isEmpty());
+  }
+
+  /**
+   * Issue 17 item 6: two executors killed on each node excluded every node, and the job sat
+   * with no executor until an exclusion expired (10 min). Now the oldest exclusion is lifted
+   * at once and the next container there starts an executor.
+   */
+  @Test
+  void whenEveryNodeIsExcludedTheOldestIsLiftedAndTheJobGoesOn() {
+    startWantingTwoExecutors(2);
+    failTwiceOn("node1");
+    clock.addAndGet(1_000);
+    failTwiceOn("node2");
+
+    await("node1's exclusion lifted", () -> amrm.excludedNodes.equals(Set.of("node2")));
+    assertTrue(driver.events.stream().anyMatch(
+        e -> e.startsWith("nodeExclusionLifted node node1 clusterNodes 2 excludedNodes 2")),
+        driver.events::toString);
+    await("replacements requested", () -> amrm.pendingAtLastHeartbeat == 2);
+
+    amrm.toAllocate.add(containers.container("node1", EXECUTOR));
+    await("an executor launched on node1", () -> driver.launched.contains("5@node1:7337"));
+    assertEquals(List.of(), driver.aborts);
+  }
+
+  @Test
+  void theStatusSaysWhichNodesAreExcludedWhileExecutorsAreMissing() {
+    startWantingTwoExecutors(2);
+    assertEquals("", allocator.waitingReason(), "nothing excluded");
+
+    failTwiceOn("node1");
+    await("node1 in the status", () -> allocator.waitingReason()
+        .equals("nodes excluded node1 (executor failures)"));
+    failTwiceOn("node2");
+    await("the lift in the status", () -> allocator.waitingReason().equals(
+        "nodes excluded node2 (executor failures); all 2 nodes were excluded, lifted node1"));
+
+    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+        containers.container("node1", EXECUTOR)));
+    await("target met, nothing to explain", () -> allocator.waitingReason().isEmpty());
+  }
+
+  @Test
+  void exclusionsOfNodesTheRmReportsLostDoNotKeepOthersExcluded() {
+    startWantingTwoExecutors(3);
+    failTwiceOn("gone");
+    amrm.toUpdateNodes.add(NodeReport.newInstance(NodeId.newInstance("gone", 45454),
+        NodeState.LOST, "gone:8042", "/rack1", null, null, 0, "lost", 0));
+    amrm.clusterNodes = 2;
+    clock.addAndGet(1_000);
+    failTwiceOn("node1");
+    int heartbeats = amrm.heartbeats;
+    await("a few more rounds", () -> amrm.heartbeats > heartbeats + 2);
+    assertEquals(Set.of("gone", "node1"), amrm.excludedNodes, "node2 is still usable");
+
+    clock.addAndGet(1_000);
+    failTwiceOn("node2");
+    await("node1's exclusion lifted, not the lost node's",
+        () -> amrm.excludedNodes.equals(Set.of("gone", "node2")));
+  }
+
+  /**
+   * Settings as {@link #startWithSettings} (2 failures exclude a node), a cluster of
+   * {@code clusterNodes} as the RM reports it, target 2 and its requests pending.
+   */
+  private void startWantingTwoExecutors(int clusterNodes) {
+    amrm.clusterNodes = clusterNodes;
+    startWithSettings(10, Duration.ZERO);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+  }
+
+  /** Two executors on {@code node} fail: the node is excluded (2 failures per node). */
+  private void failTwiceOn(String node) {
+    int launchedBefore = driver.launched.size();
+    Container a = containers.container(node, EXECUTOR);
+    Container b = containers.container(node, EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched on " + node, () -> driver.launched.size() == launchedBefore + 2);
+    int exitedBefore = driver.exited.size();
+    amrm.toComplete.addAll(List.of(TestContainers.completed(a, 1, "boom"),
+        TestContainers.completed(b, 1, "boom")));
+    await("2 failures on " + node, () -> driver.exited.size() == exitedBefore + 2);
+    await(node + " excluded", () -> driver.events.stream()
+        .anyMatch(e -> e.startsWith("nodeExcluded node " + node + " ")));
   }
 
   @Test

@@ -95,7 +95,7 @@ public final class Driver implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f);
+    this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f, "");
   }
 
   /** Starts the RPC server; returns the address executors connect to. */
@@ -387,7 +387,7 @@ public final class Driver implements AutoCloseable {
     int total = scheduler.tasksTotal();
     status = new JobStatus(plan.name(), scheduler.stageIndex(), 2, scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
-        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total);
+        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "");
   }
 
   private byte[] confBytes() {

@@ -5,17 +5,29 @@ package dev.tide.driver;
  *
  * @param stageIndex 1-based index of the stage now running (0 before the first)
  * @param progress 0..1, tasks done over all tasks of the job
+ * @param waitingReason why executors below the target are missing, as far as the cluster side
+ *     knows (for example nodes excluded for executor failures); empty when it knows none
  */
 public record JobStatus(String jobName, int stageIndex, int stageCount, int tasksDone,
     int tasksTotal, int pendingTasks, int runningTasks, int executorsRunning,
-    int targetExecutors, float progress) {
+    int targetExecutors, float progress, String waitingReason) {
 
-  /** One line for a terminal: {@code stage 1/2, tasks 12/40, executors 3 (target 4)}. */
+  /**
+   * One line for a terminal: {@code stage 1/2, tasks 12/40, executors 3 (target 4)}, followed
+   * by {@code , waiting: <reason>} when there is a waiting reason.
+   */
   public String describe() {
     if (tasksTotal == 0) {
       return "planning the job";
     }
-    return String.format("stage %d/%d, tasks %d/%d, executors %d (target %d)", stageIndex,
-        stageCount, tasksDone, tasksTotal, executorsRunning, targetExecutors);
+    String line = String.format("stage %d/%d, tasks %d/%d, executors %d (target %d)",
+        stageIndex, stageCount, tasksDone, tasksTotal, executorsRunning, targetExecutors);
+    return waitingReason.isEmpty() ? line : line + ", waiting: " + waitingReason;
+  }
+
+  /** This status with {@code reason} as its waiting reason. */
+  public JobStatus withWaitingReason(String reason) {
+    return new JobStatus(jobName, stageIndex, stageCount, tasksDone, tasksTotal, pendingTasks,
+        runningTasks, executorsRunning, targetExecutors, progress, reason);
   }
 }

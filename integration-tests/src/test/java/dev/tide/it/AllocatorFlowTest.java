@@ -11,6 +11,7 @@ import dev.tide.am.ExitStatusClassifier;
 import dev.tide.am.YarnAllocator;
 import dev.tide.driver.AppSecret;
 import dev.tide.shuffle.ShuffleServiceMetadata;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
@@ -48,7 +49,9 @@ import org.junit.jupiter.api.Timeout;
  * half a NodeManager's memory: room for 4): when the target drops while requests are pending, those
  * requests are withdrawn from the RM and YARN allocates nothing more even once room frees up;
  * executors the driver kills are released and reported as ended, not failed; containers that
- * arrive after the target dropped are released at once, no executor started. The allocator runs
+ * arrive after the target dropped are released at once, no executor started; when executor
+ * failures have excluded every node, the oldest exclusion is lifted and an executor starts
+ * there. The allocator runs
  * as an unmanaged AM of the test JVM, with YARN's real AMRM client; containers are not started
  * (a stand-in NodeManager call returns the shuffle port), which the RM does not need.
  */
@@ -127,6 +130,7 @@ class AllocatorFlowTest {
     final List<String> launched = new CopyOnWriteArrayList<>();
     final List<String> exited = new CopyOnWriteArrayList<>();
     final List<String> aborts = new CopyOnWriteArrayList<>();
+    final List<String> events = new CopyOnWriteArrayList<>();
 
     @Override
     public void executorLaunched(String executorId, String host, int shufflePort) {
@@ -144,7 +148,9 @@ class AllocatorFlowTest {
     }
 
     @Override
-    public void logEvent(String event, String... keyValues) {}
+    public void logEvent(String event, String... keyValues) {
+      events.add(event + " " + String.join(" ", keyValues));
+    }
 
     @Override
     public boolean isExecutorRegistered(String executorId) {
@@ -163,8 +169,20 @@ class AllocatorFlowTest {
     final ExecutorService launcherPool = Executors.newFixedThreadPool(2);
     final ApplicationAttemptId attempt;
     final YarnAllocator allocator;
+    /** Launches the stand-in NodeManager still refuses. */
+    private final AtomicInteger launchesToRefuse;
 
     AllocatorApp() throws Exception {
+      this(0, 0);
+    }
+
+    /**
+     * @param maxFailuresPerNode tide.yarn.maxFailuresPerHost; 0 never excludes a node
+     * @param refusedLaunches how many launches the stand-in NodeManager refuses first (each an
+     *     executor failure on that node)
+     */
+    AllocatorApp(int maxFailuresPerNode, int refusedLaunches) throws Exception {
+      launchesToRefuse = new AtomicInteger(refusedLaunches);
       Configuration conf = new Configuration(cluster.yarn().getConfig());
       yarn.init(conf);
       yarn.start();
@@ -187,17 +205,23 @@ class AllocatorFlowTest {
       Resource executor = Resource.newInstance(nodeMb / 2, 1);
       allocator = new YarnAllocator(amrm,
           new ContainerRequestReconciler(amrm, executor, Priority.newInstance(1)),
-          new ExitStatusClassifier((int) executor.getMemorySize() - 128, 128), 3,
-          Duration.ofMillis(200), Duration.ofSeconds(3));
+          new ExitStatusClassifier((int) executor.getMemorySize() - 128, 128),
+          new YarnAllocator.Settings(executor, 3 + refusedLaunches, Duration.ofHours(1),
+              maxFailuresPerNode, Duration.ofMinutes(10), Duration.ZERO, Duration.ofMillis(200),
+              Duration.ofSeconds(3), true, System::currentTimeMillis));
     }
 
     void start() {
       ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(new Configuration(false),
           attempt.getApplicationId().toString(), "localhost", 40000, AppSecret.generate(),
           Optional.empty());
-      allocator.start(driver, new ExecutorLauncher(contexts, (container, context) ->
-          Map.of(ShuffleServiceMetadata.SERVICE_NAME, ShuffleServiceMetadata.encodePort(7337)),
-          launcherPool), () -> 0f);
+      allocator.start(driver, new ExecutorLauncher(contexts, (container, context) -> {
+        if (launchesToRefuse.getAndDecrement() > 0) {
+          throw new IOException("refused by the test on " + container.getNodeId());
+        }
+        return Map.of(ShuffleServiceMetadata.SERVICE_NAME,
+            ShuffleServiceMetadata.encodePort(7337));
+      }, launcherPool), () -> 0f);
     }
 
     /** Containers the RM still has to allocate for the attempt (its "outstanding requests"). */
@@ -285,6 +309,32 @@ class AllocatorFlowTest {
       int heartbeats = app.amrm.heartbeats.get();
       await("2 more heartbeats", () -> app.amrm.heartbeats.get() >= heartbeats + 2);
       assertEquals(2, app.amrm.allocated.get(), "containers YARN allocated in all");
+      assertEquals(List.of(), app.driver.aborts);
+    }
+  }
+
+  /**
+   * Issue 17 item 6: executor failures excluded both nodes and the AM asked for a container no
+   * node could take until an exclusion expired. Now the oldest exclusion is lifted and the RM
+   * places the executor there.
+   */
+  @Test
+  void whenEveryNodeIsExcludedTheOldestIsLiftedAndAnExecutorStarts() throws Exception {
+    // 2 failures exclude a node; the first 4 launches fail, so both nodes get excluded.
+    try (AllocatorApp app = new AllocatorApp(2, 4)) {
+      app.start();
+      app.allocator.requestTotalExecutors(1, 0, Map.of());
+
+      await("an executor launched", () -> app.driver.launched.size() == 1);
+      List<String> excluded = app.driver.events.stream()
+          .filter(e -> e.startsWith("nodeExcluded ")).toList();
+      List<String> lifted = app.driver.events.stream()
+          .filter(e -> e.startsWith("nodeExclusionLifted ")).toList();
+      assertEquals(2, excluded.size(), app.driver.events::toString);
+      assertEquals(1, lifted.size(), app.driver.events::toString);
+      String oldest = excluded.get(0).split(" ")[2];
+      assertTrue(lifted.get(0).startsWith("nodeExclusionLifted node " + oldest
+          + " clusterNodes 2 excludedNodes 2"), lifted::toString);
       assertEquals(List.of(), app.driver.aborts);
     }
   }
