@@ -4,9 +4,12 @@
 # server's peak RSS (VmHWM), its direct memory, fetch counts and the machine load.
 #
 #   bench/shuffle-load/run.sh [key=value ...]   (see LoadTest: connections=1000 fetches=10 ...)
+#   bench/shuffle-load/run.sh mix=hostile [key=value ...]   the same fetches while adversarial
+#     peers attack the server (issue 17; see HostileMix: nonreaders=4 partialHellos=300 ...)
 #     --no-build   skip the Maven build
 #
-# Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT in ~/.m2 (mvn -pl shuffle-service install).
+# Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT and the tide-parent pom in ~/.m2
+# (mvn -N install && mvn -pl shuffle-service install -DskipTests).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build=1

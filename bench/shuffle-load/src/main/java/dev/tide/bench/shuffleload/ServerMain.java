@@ -3,6 +3,7 @@ package dev.tide.bench.shuffleload;
 import dev.tide.shuffle.server.ServerStats;
 import dev.tide.shuffle.server.ShuffleServer;
 import dev.tide.shuffle.server.ShuffleServerConfig;
+import io.netty.util.internal.PlatformDependent;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,11 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The server JVM: one ShuffleServer on 127.0.0.1, one registered application. Prints
+ * The server JVM: one ShuffleServer on 127.0.0.1, one registered application (two for the
+ * hostile mix: the adversary's own, whose secret the adversary knows). Prints
  * {@code PORT <n>}, then answers each {@code STATS} line on stdin with one {@code STATS k=v ...}
  * line. Exits when stdin closes or after its time limit, whichever comes first.
  *
  * <p>Args: localDir appId user secretHex maxConnections timeLimitSeconds
+ * [adversaryAppId adversarySecretHex]
  */
 public final class ServerMain {
   public static void main(String[] args) throws Exception {
@@ -49,9 +52,14 @@ public final class ServerMain {
     try (ShuffleServer server = new ShuffleServer(config, stats)) {
       server.start();
       server.registerApplication(appId, user, secret);
+      if (args.length > 7) {
+        server.registerApplication(args[6], user, HexFormat.of().parseHex(args[7]));
+      }
       AtomicLong directPeak = new AtomicLong();
       AtomicInteger connectionsPeak = new AtomicInteger();
       AtomicLong jvmDirectPeak = new AtomicLong();
+      // Netty's own count of the direct memory it allocated (-1 when it does not count).
+      AtomicLong nettyDirectPeak = new AtomicLong(-1);
       var directPool = java.lang.management.ManagementFactory
           .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
           .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
@@ -60,6 +68,7 @@ public final class ServerMain {
           directPeak.accumulateAndGet(server.directMemoryInUse(), Math::max);
           connectionsPeak.accumulateAndGet(stats.openConnections(), Math::max);
           jvmDirectPeak.accumulateAndGet(directPool.getMemoryUsed(), Math::max);
+          nettyDirectPeak.accumulateAndGet(PlatformDependent.usedDirectMemory(), Math::max);
           try {
             Thread.sleep(20);
           } catch (InterruptedException e) {
@@ -82,6 +91,7 @@ public final class ServerMain {
               + " directPeakBytes=" + directPeak.get()
               + " directNowBytes=" + server.directMemoryInUse()
               + " jvmDirectPeakBytes=" + jvmDirectPeak.get()
+              + " nettyDirectPeakBytes=" + nettyDirectPeak.get()
               + " connectionsPeak=" + connectionsPeak.get()
               + " connectionsOpen=" + stats.openConnections()
               + " fetchesServed=" + stats.fetchesServed()
