@@ -108,7 +108,7 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     private long maxInFlightBytes = 4L << 30;
     private long maxInFlightBytesPerConnection = 256L << 20;
     private int maxConnections = 2048;
-    private int maxUnauthenticatedConnections = 256;
+    private int maxUnauthenticatedConnections = 1024;
     private long maxDirectMemoryBytes = 256L << 20;
     private int directArenas = 2;
     private Duration idleTimeout = Duration.ofSeconds(120);

@@ -59,7 +59,7 @@ public final class ShuffleServiceOptions {
   public static final Option MAX_CONNECTIONS = new Option("tide.shuffle.maxConnections", "2048",
       "open connections; one more is answered BUSY and closed", 1, INT_MAX);
   public static final Option MAX_UNAUTHENTICATED_CONNECTIONS = new Option(
-      "tide.shuffle.maxUnauthenticatedConnections", "256",
+      "tide.shuffle.maxUnauthenticatedConnections", "1024",
       "open connections that have not authenticated yet (above tide.shuffle.maxConnections"
           + " counts as that); one more closes the oldest of them", 1, INT_MAX);
   public static final Option MAX_DIRECT_MEMORY_BYTES = new Option(
