@@ -22,6 +22,9 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
     this.memoryOverheadMb = memoryOverheadMb;
   }
 
+  /** The executor's own exit status after a task ran out of heap (ExecutorBackend). */
+  static final int EXECUTOR_OUT_OF_MEMORY = 52;
+
   @Override
   public ContainerOutcome classify(int exitStatus, String yarnDiagnostics, boolean releasedByAm) {
     String yarnText = yarnDiagnostics == null || yarnDiagnostics.isBlank()
@@ -55,6 +58,11 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
             + "m) or " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
             + memoryOverheadMb + "m), or ask the cluster admin about"
             + " yarn.nodemanager.vmem-pmem-ratio" + yarnText);
+      case EXECUTOR_OUT_OF_MEMORY:
+        return new ContainerOutcome(Kind.EXECUTOR_FAILED, true,
+            "executor exited with status " + exitStatus + " after a task ran out of heap; raise "
+            + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
+            + yarnText);
       default:
         return new ContainerOutcome(Kind.EXECUTOR_FAILED, true,
             "executor exited with status " + exitStatus + yarnText);

@@ -64,6 +64,16 @@ class ExitStatusClassifierTest {
         outcome::diagnostics);
   }
 
+  @Test
+  void executorThatRanOutOfHeapIsAFailureNamingTheMemorySetting() {
+    ContainerOutcome outcome = classifier.classify(52, "", false);
+    assertEquals(Kind.EXECUTOR_FAILED, outcome.kind());
+    assertTrue(outcome.failure());
+    assertTrue(outcome.diagnostics().contains("ran out of heap")
+        && outcome.diagnostics().contains("tide.executor.memory (now 512m)"),
+        outcome::diagnostics);
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {1, 50, 137, 143, 0, ContainerExitStatus.INVALID,
       ContainerExitStatus.KILLED_FOR_EXCESS_LOGS})

@@ -228,7 +228,8 @@ public final class Driver implements AutoCloseable {
         plan.reducers(), s.describe());
     events.record("jobStart", "app", appId, "job", plan.name(), "maps", plan.splits().size(),
         "reduces", plan.reducers());
-    scheduler = new JobScheduler(plan, s.tasksPerExecutor(), maxAttempts, clock, events);
+    scheduler = new JobScheduler(plan, s.tasksPerExecutor(), maxAttempts,
+        TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     for (String id : registered.keySet()) {
       addIfReady(id);
     }

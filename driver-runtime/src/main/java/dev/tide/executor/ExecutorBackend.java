@@ -57,10 +57,14 @@ public final class ExecutorBackend implements AutoCloseable {
   }
 
   /**
-   * How the executor's work ended: the process exit code (0 when the driver told it to exit, 1
-   * otherwise) and a sentence for the log that names the driver and the executor.
+   * How the executor's work ended: the process exit code (0 when the driver told it to exit,
+   * {@link #EXIT_OUT_OF_MEMORY} after a task ran out of heap, 1 otherwise) and a sentence for the
+   * log that names the driver and the executor.
    */
   public record Exit(int code, String reason) {}
+
+  /** Exit code after a task ran out of heap (Spark's executors use the same). */
+  static final int EXIT_OUT_OF_MEMORY = 52;
 
   /**
    * Registers and serves until the end. Registration covers connecting, authenticating and the
@@ -179,7 +183,13 @@ public final class ExecutorBackend implements AutoCloseable {
           TaskOutcome outcome = current == null
               ? TaskOutcome.failed(m.task().taskId(), "executor not registered")
               : current.run(m.task());
-          RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome));
+          RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome)).addListener(sent -> {
+            if (current != null && current.ranOutOfMemory()) {
+              exitWith(EXIT_OUT_OF_MEMORY, "Executor " + settings.executorId() + " ran out of"
+                  + " memory in task " + m.task().describe() + "; it exits so that a fresh"
+                  + " executor replaces it");
+            }
+          });
         });
       } else if (message instanceof RpcMessage.RegisterRejected m) {
         exitWith(1, "The driver at " + driver() + " refused executor " + settings.executorId()

@@ -1,12 +1,18 @@
 package dev.tide.executor;
 
 import dev.tide.driver.job.Record;
-import dev.tide.driver.job.RecordCodec;
+import dev.tide.executor.sort.FetchedSegments;
+import dev.tide.executor.sort.SortedRecords;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.client.BlockReader;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -18,9 +24,13 @@ import java.util.NoSuchElementException;
 /**
  * A reduce task's input: the segments of its partition from every map output, fetched lazily
  * (on the reducer's first {@code hasNext}) from the {@code tide_shuffle} service of each node that
- * holds map output, one request per node. Never from the executor that wrote them.
+ * holds map output (never from the executor that wrote them), one request of at most
+ * {@link #MAX_BLOCKS_PER_REQUEST} blocks at a time, streamed into memory while the reduce task's
+ * budget lasts and into local files after ({@link FetchedSegments}), then merged by key.
+ * An OutOfMemoryError while fetching is the task's failure, not the service's: it is thrown as
+ * such, so no map output is declared lost for it.
  */
-final class ShuffleSegments {
+final class ShuffleSegments implements AutoCloseable {
   /** Thrown through the reducer when a segment cannot be fetched; ends the attempt. */
   static final class FetchFailedException extends RuntimeException {
     private final ShuffleFetchException cause;
@@ -48,33 +58,51 @@ final class ShuffleSegments {
     }
   }
 
+  /** Blocks asked for in one request: bounds a reply's header and the work one request holds. */
+  static final int MAX_BLOCKS_PER_REQUEST = 64;
+
   private final ShuffleClient client;
   private final TaskDescription task;
+  private final FetchedSegments fetched;
   private final Map<String, Long> metrics = new LinkedHashMap<>();
 
-  ShuffleSegments(ShuffleClient client, TaskDescription task) {
+  /**
+   * @param memoryBudget bytes of fetched segments kept in memory; the rest goes to {@code dir}
+   * @param dir where segments that do not fit in memory are written (deleted by {@link #close})
+   */
+  ShuffleSegments(ShuffleClient client, TaskDescription task, long memoryBudget, Path dir) {
     this.client = client;
     this.task = task;
+    this.fetched = new FetchedSegments(memoryBudget, dir);
   }
 
   Map<String, Long> metrics() {
     return Collections.unmodifiableMap(metrics);
   }
 
+  /**
+   * Every record of the partition, sorted by key with equal keys adjacent, fetched (on the
+   * first {@code hasNext}) and merged in bounded memory.
+   */
   Iterator<Record> records() {
     return new Iterator<>() {
-      private Iterator<byte[]> segments;
-      private Iterator<Record> current = Collections.emptyIterator();
+      private SortedRecords merged;
+      private Boolean ready;
 
       @Override
       public boolean hasNext() {
-        if (segments == null) {
-          segments = fetchAll().iterator();
+        try {
+          if (merged == null) {
+            fetchAll();
+            merged = fetched.merged();
+          }
+          if (ready == null) {
+            ready = merged.advance();
+          }
+          return ready;
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
-        while (!current.hasNext() && segments.hasNext()) {
-          current = RecordCodec.read(segments.next());
-        }
-        return current.hasNext();
       }
 
       @Override
@@ -82,39 +110,124 @@ final class ShuffleSegments {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        return current.next();
+        ready = null;
+        return new Record(merged.key(), merged.value());
       }
     };
   }
 
-  private List<byte[]> fetchAll() {
+  /** Deletes what was written to local disk; safe to call twice. */
+  @Override
+  public void close() throws IOException {
+    fetched.close();
+  }
+
+  private void fetchAll() throws IOException {
     long start = System.currentTimeMillis();
     Map<String, List<MapLocation>> byService = new LinkedHashMap<>();
     for (MapLocation location : task.mapOutputs()) {
       byService.computeIfAbsent(location.host() + ":" + location.shufflePort(),
           k -> new ArrayList<>()).add(location);
     }
-    List<byte[]> all = new ArrayList<>();
     long bytes = 0;
     for (List<MapLocation> locations : byService.values()) {
-      List<BlockId> blocks = new ArrayList<>();
-      for (MapLocation location : locations) {
-        blocks.add(BlockId.of(task.shuffleId(), location.mapId(), task.index()));
-      }
       MapLocation first = locations.get(0);
-      try {
-        for (byte[] segment : client.fetch(first.host(), first.shufflePort(), blocks)) {
-          bytes += segment.length;
-          all.add(segment);
+      for (int from = 0; from < locations.size(); from += MAX_BLOCKS_PER_REQUEST) {
+        List<BlockId> blocks = new ArrayList<>();
+        for (MapLocation location
+            : locations.subList(from, Math.min(locations.size(), from + MAX_BLOCKS_PER_REQUEST))) {
+          blocks.add(BlockId.of(task.shuffleId(), location.mapId(), task.index()));
         }
-      } catch (ShuffleFetchException e) {
-        throw new FetchFailedException(e);
+        bytes += fetch(first, blocks);
       }
     }
     metrics.put("fetchStartMillis", start);
     metrics.put("fetchMillis", System.currentTimeMillis() - start);
     metrics.put("bytesFetched", bytes);
     metrics.put("shuffleServices", (long) byService.size());
-    return all;
+    metrics.put("fetchedInMemoryBytes", fetched.inMemoryBytes());
+    metrics.put("fetchedToDiskBytes", fetched.onDiskBytes());
+  }
+
+  /** One request; each block's bytes go to memory or disk as they arrive. Returns the bytes. */
+  private long fetch(MapLocation service, List<BlockId> blocks) throws IOException {
+    FetchedSegments.SegmentSink[][] sinks = new FetchedSegments.SegmentSink[1][];
+    IOException[] failed = new IOException[1];
+    long[] total = new long[1];
+    try {
+      client.fetch(service.host(), service.shufflePort(), blocks, new BlockReader() {
+        @Override
+        public void start(long[] lengths) {
+          try {
+            abandon(sinks[0]); // a retried request starts over
+            sinks[0] = new FetchedSegments.SegmentSink[lengths.length];
+            total[0] = 0;
+            for (int i = 0; i < lengths.length; i++) {
+              total[0] += lengths[i];
+              if (lengths[i] > 0) {
+                sinks[0][i] = fetched.add(blocks.get(i) + " from " + service.host() + ":"
+                    + service.shufflePort(), lengths[i]);
+              }
+            }
+          } catch (IOException e) {
+            failed[0] = e;
+          }
+        }
+
+        @Override
+        public void read(int index, ByteBuffer data) {
+          if (failed[0] != null) {
+            return;
+          }
+          try {
+            sinks[0][index].write(data);
+          } catch (IOException e) {
+            failed[0] = e;
+          }
+        }
+      });
+    } catch (ShuffleFetchException e) {
+      abandon(sinks[0]);
+      if (hasOutOfMemoryCause(e)) {
+        // Our own heap ran out while receiving: not the service's fault, no map is lost.
+        OutOfMemoryError oom = new OutOfMemoryError("while fetching shuffle input: "
+            + e.getMessage());
+        oom.initCause(e);
+        throw oom;
+      }
+      throw new FetchFailedException(e);
+    }
+    if (failed[0] != null) {
+      throw failed[0];
+    }
+    if (sinks[0] != null) {
+      for (FetchedSegments.SegmentSink sink : sinks[0]) {
+        if (sink != null) {
+          sink.finish();
+        }
+      }
+    }
+    return total[0];
+  }
+
+  private static void abandon(FetchedSegments.SegmentSink[] sinks) throws IOException {
+    if (sinks == null) {
+      return;
+    }
+    for (FetchedSegments.SegmentSink sink : sinks) {
+      if (sink != null) {
+        sink.abandon();
+      }
+    }
+  }
+
+  private static boolean hasOutOfMemoryCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof OutOfMemoryError || String.valueOf(t.getMessage())
+          .contains("java.lang.OutOfMemoryError")) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -5,15 +5,14 @@ import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.RecordCodec;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.executor.sort.MapOutputWriter;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -29,9 +28,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one task attempt inside an executor and turns its end into a {@link TaskOutcome}. Map
- * tasks write one data file and one index file under the application's local dirs and commit them
- * atomically; reduce tasks read every segment through the nodes' {@code tide_shuffle} services
- * and commit their output file.
+ * tasks sort and spill their records in bounded memory ({@link MapOutputWriter}) into one data
+ * file and one index file under the application's local dirs, committed atomically; reduce tasks
+ * read every segment through the nodes' {@code tide_shuffle} services, in memory while their
+ * budget lasts and on local disk after, merged by key ({@link ShuffleSegments}), and commit their
+ * output file. Spill files live in an attempt's own dir and are deleted when it ends, failed or
+ * not. An OutOfMemoryError fails the task (not a fetch) with the setting to raise.
  */
 final class TaskRunner {
   private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
@@ -39,6 +41,8 @@ final class TaskRunner {
   private final Configuration conf;
   private final List<Path> appLocalDirs;
   private final Supplier<ShuffleClient> shuffleClient;
+  private final HeapPeak heapPeak = new HeapPeak();
+  private volatile boolean outOfMemory;
 
   /** @param shuffleClient the executor's shuffle client, made when a reduce task first needs it */
   TaskRunner(Configuration conf, List<Path> appLocalDirs, Supplier<ShuffleClient> shuffleClient) {
@@ -56,6 +60,17 @@ final class TaskRunner {
       LOG.warn("Task {} could not fetch its input: {}", task.describe(), e.getMessage());
       return new TaskOutcome(task.taskId(), TaskOutcome.State.FETCH_FAILED, e.getMessage(),
           e.cause().host(), e.cause().port(), e.wholeServiceLost(), e.lostMapIds(), Map.of());
+    } catch (OutOfMemoryError e) {
+      outOfMemory = true;
+      long heapMb = Runtime.getRuntime().maxMemory() >> 20;
+      LOG.error("Task {} ran out of memory ({} MiB heap)", task.describe(), heapMb, e);
+      return new TaskOutcome(task.taskId(), TaskOutcome.State.FAILED,
+          "java.lang.OutOfMemoryError in " + task.describe() + " with a " + heapMb
+          + " MiB executor heap: " + e.getMessage() + "; raise tide.executor.memory (now "
+          + TideOptions.EXECUTOR_MEMORY_MB.get(conf) + "m), or make the "
+          + (task.kind() == TaskDescription.Kind.MAP ? "mapper" : "reducer")
+          + " keep less in memory", "", 0, false, List.of(),
+          Map.of(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 1L));
     } catch (Throwable e) {
       LOG.warn("Task {} failed", task.describe(), e);
       return TaskOutcome.failed(task.taskId(), e.toString());
@@ -65,41 +80,80 @@ final class TaskRunner {
   private TaskOutcome runMap(TaskDescription task, JobContext context) throws Exception {
     Mapper mapper = JobClasses.newInstance(task.taskClass(), Mapper.class, "mapper");
     mapper.configure(context);
-    ByteArrayOutputStream[] partitions = new ByteArrayOutputStream[task.reducers()];
-    for (int p = 0; p < partitions.length; p++) {
-      partitions[p] = new ByteArrayOutputStream();
-    }
-    mapper.map(new InputSplit(task.splitPayload(), task.preferredHosts()),
-        (key, value) -> RecordCodec.write(
-            partitions[RecordCodec.partition(key, task.reducers())], key, value));
     Path appDir = ShuffleLayout.chooseAppDir(appLocalDirs, task.shuffleId(), task.index());
     Path temp = MapOutputCommitter.tempDataFile(appDir, task.shuffleId(), task.index(),
         task.taskId());
-    long[] lengths = new long[partitions.length];
-    long total = 0;
-    try (OutputStream out = Files.newOutputStream(temp)) {
-      for (int p = 0; p < partitions.length; p++) {
-        partitions[p].writeTo(out);
-        lengths[p] = partitions[p].size();
-        total += lengths[p];
-      }
-    }
-    boolean won = MapOutputCommitter.commit(appDir, task.shuffleId(), task.index(), temp,
-        lengths);
     Map<String, Long> metrics = new LinkedHashMap<>();
-    metrics.put("outputBytes", total);
-    metrics.put("committed", won ? 1L : 0L);
+    // Spills beside the output, so that a single spill becomes the output by a rename.
+    try (MapOutputWriter output = new MapOutputWriter(task.reducers(), sortBufferBytes(),
+        mapper.combiner(), spillDir(appDir, task))) {
+      mapper.map(new InputSplit(task.splitPayload(), task.preferredHosts()), output::emit);
+      long[] lengths = output.finish(temp);
+      long total = 0;
+      for (long length : lengths) {
+        total += length;
+      }
+      boolean won = MapOutputCommitter.commit(appDir, task.shuffleId(), task.index(), temp,
+          lengths);
+      metrics.put("records", output.records());
+      metrics.put("outputBytes", total);
+      metrics.put("spills", (long) output.spills());
+      metrics.put("spilledBytes", output.spilledBytes());
+      metrics.put("committed", won ? 1L : 0L);
+    } finally {
+      Files.deleteIfExists(temp); // left only if the attempt failed before its commit
+    }
+    metrics.put("peakHeapBytes", peakHeapBytes());
     return TaskOutcome.succeeded(task.taskId(), metrics);
+  }
+
+  /**
+   * Whether a task ran out of heap in this executor: its JVM may be left in a bad state, so the
+   * executor exits after reporting the task and a fresh one replaces it.
+   */
+  boolean ranOutOfMemory() {
+    return outOfMemory;
+  }
+
+  /** {@code tide.shuffle.sort.buffer}, or a fifth of the heap shared by the task slots. */
+  private long sortBufferBytes() {
+    long set = TideOptions.SORT_BUFFER_BYTES.get(conf);
+    return set > 0 ? set : perSlotFifthOfHeap();
+  }
+
+  private long reduceMemoryBytes() {
+    return Math.min(TideOptions.MAX_BYTES_IN_FLIGHT.get(conf), perSlotFifthOfHeap());
+  }
+
+  private long perSlotFifthOfHeap() {
+    int slots = Math.max(1, TideOptions.EXECUTOR_CORES.get(conf)
+        / Math.max(1, TideOptions.TASK_CPUS.get(conf)));
+    return Runtime.getRuntime().maxMemory() / 5 / slots;
+  }
+
+  /** A directory of this attempt's own for spill files, under one of the application's dirs. */
+  private static Path spillDir(Path appDir, TaskDescription task) {
+    return appDir.resolve("tide-spill").resolve("attempt-" + task.taskId());
+  }
+
+  private long peakHeapBytes() {
+    return heapPeak.bytes();
   }
 
   private TaskOutcome runReduce(TaskDescription task, JobContext context) throws Exception {
     Reducer reducer = JobClasses.newInstance(task.taskClass(), Reducer.class, "reducer");
     reducer.configure(context);
-    ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task);
-    ReduceOutputFile output = new ReduceOutputFile(conf, task);
-    reducer.reduce(task.index(), segments.records(), output::open);
-    output.commit();
-    return TaskOutcome.succeeded(task.taskId(), segments.metrics());
+    Map<String, Long> metrics = new LinkedHashMap<>();
+    try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
+        reduceMemoryBytes(), spillDir(appLocalDirs.get((int) Math.floorMod(task.taskId(),
+            (long) appLocalDirs.size())), task))) {
+      ReduceOutputFile output = new ReduceOutputFile(conf, task);
+      reducer.reduce(task.index(), segments.records(), output::open);
+      output.commit();
+      metrics.putAll(segments.metrics());
+    }
+    metrics.put("peakHeapBytes", peakHeapBytes());
+    return TaskOutcome.succeeded(task.taskId(), metrics);
   }
 
   /** The reduce task's output file: written under _temporary, moved into place on commit. */

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
-import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import dev.tide.shuffle.BlockId;
@@ -85,18 +83,7 @@ class EndToEndTest {
 
     assertEquals(0, run.exitCode(), run.output());
     assertTrue(fs.exists(new org.apache.hadoop.fs.Path("/wc/out/_SUCCESS")));
-    Map<String, Long> actual = new TreeMap<>();
-    for (FileStatus part : fs.globStatus(new org.apache.hadoop.fs.Path("/wc/out/part-r-*"))) {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(fs.open(part.getPath()),
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          String[] kv = line.split("\t");
-          assertEquals(null, actual.put(kv[0], Long.parseLong(kv[1])),
-              "word " + kv[0] + " appears in two output files");
-        }
-      }
-    }
+    Map<String, Long> actual = WordCountOutput.read(fs, "/wc/out");
     assertEquals(expected, actual);
     List<EventLine> events = run.events(fs, EVENTS);
     long maps = JobRun.named(events, "taskEnd").stream()

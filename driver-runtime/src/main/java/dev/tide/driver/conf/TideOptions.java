@@ -38,8 +38,20 @@ public final class TideOptions {
   public static final ConfigOption<Duration> EXECUTOR_REGISTRATION_TIMEOUT =
       durationOption("tide.executor.registrationTimeout", "60s",
           "How long an executor keeps retrying to register with the driver before it exits.");
+  public static final ConfigOption<Long> SORT_BUFFER_BYTES =
+      bytesOption("tide.shuffle.sort.buffer", "0", 0, "Memory of a map task's sort buffer"
+          + " (\"64m\"); when it fills, its records are sorted and spilled to local disk. 0 means"
+          + " a fifth of the executor's heap, divided among its task slots.");
+  public static final ConfigOption<Long> MAX_BYTES_IN_FLIGHT =
+      bytesOption("tide.shuffle.maxBytesInFlight", "48m", 1, "Bytes of fetched shuffle"
+          + " segments a reduce task keeps in memory (at most a fifth of the executor's heap per"
+          + " task slot); the rest is written to local disk and merged from there.");
   public static final ConfigOption<Integer> TASK_MAX_ATTEMPTS =
       intOption("tide.task.maxAttempts", 4, 1, "Attempts of one task before the job fails.");
+  public static final ConfigOption<Integer> STAGE_MAX_CONSECUTIVE_ATTEMPTS =
+      intOption("tide.stage.maxConsecutiveAttempts", 4, 1, "Rounds of map reruns after shuffle"
+          + " fetch failures, with no reduce task succeeding in between, before the job fails"
+          + " (as spark.stage.maxConsecutiveAttempts).");
   public static final ConfigOption<Integer> DRIVER_PORT =
       intOption("tide.driver.port", 0, 0, "Driver RPC port; 0 picks a free one.");
   public static final ConfigOption<String> EVENT_LOG_DIR =
@@ -99,7 +111,9 @@ public final class TideOptions {
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, TASK_MAX_ATTEMPTS, DRIVER_PORT, EVENT_LOG_DIR,
+        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
+        STAGE_MAX_CONSECUTIVE_ATTEMPTS,
+        DRIVER_PORT, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,

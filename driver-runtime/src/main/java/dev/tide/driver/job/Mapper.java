@@ -10,8 +10,19 @@ public interface Mapper {
 
   void map(InputSplit split, MapOutput output) throws Exception;
 
-  /** Where a mapper's records go. */
+  /**
+   * The combiner that folds this mapper's values of one key before the shuffle (run on every
+   * spill of the sort buffer and on their merge), or null for none (the default).
+   */
+  default Combiner combiner() {
+    return null;
+  }
+
+  /**
+   * Where a mapper's records go: into a sort buffer of bounded size
+   * ({@code tide.shuffle.sort.buffer}), spilled to local disk when full.
+   */
   interface MapOutput {
-    void emit(byte[] key, byte[] value);
+    void emit(byte[] key, byte[] value) throws java.io.IOException;
   }
 }

@@ -4,8 +4,11 @@ import java.io.OutputStream;
 import java.util.Iterator;
 
 /**
- * Runs one reduce task in an executor over every record of one partition, in no particular order,
- * and writes the task's output. A new instance is made for every task attempt.
+ * Runs one reduce task in an executor over every record of one partition and writes the task's
+ * output. Records come sorted by key (bytes compared unsigned), so all values of a key are
+ * adjacent and a reducer can stream: they are fetched and merged in bounded memory, spilling to
+ * local disk, so a reducer that keeps only the current key's state needs no more heap however
+ * large its partition. A new instance is made for every task attempt.
  */
 public interface Reducer {
   default void configure(JobContext context) throws Exception {}

@@ -1,6 +1,7 @@
 package dev.tide.driver.jobs;
 
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.job.Combiner;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
@@ -9,15 +10,16 @@ import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.BufferedWriter;
+import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * {@code wordcount <input> <output>}: counts whitespace-separated words of the text files under
@@ -39,8 +41,13 @@ public final class WordCountJob implements TideJob {
         WordCountReducer.class.getName(), reducers, args.get(1));
   }
 
-  /** Counts the words of one split and emits (word, count) once per distinct word. */
+  /**
+   * Counts the words of one split and emits (word, count), folding repeats in a map of at most
+   * {@link #MAX_DISTINCT_WORDS} words that is emitted and cleared whenever it fills, so a split
+   * of any size is counted in bounded memory; {@link SumCombiner} folds the rest.
+   */
   public static final class WordCountMapper implements Mapper {
+    static final int MAX_DISTINCT_WORDS = 50_000;
     private JobContext context;
 
     @Override
@@ -49,35 +56,87 @@ public final class WordCountJob implements TideJob {
     }
 
     @Override
+    public Combiner combiner() {
+      return new SumCombiner();
+    }
+
+    @Override
     public void map(InputSplit split, MapOutput output) throws Exception {
       Map<String, Long> counts = new HashMap<>();
+      IOException[] failed = new IOException[1];
       LineRanges.forEachLine(context.conf(), FileRangeSplits.decode(split.payload()), line -> {
         for (String word : line.split("\\s+")) {
           if (!word.isEmpty()) {
             counts.merge(word, 1L, Long::sum);
           }
         }
+        if (counts.size() >= MAX_DISTINCT_WORDS && failed[0] == null) {
+          failed[0] = emitAll(counts, output);
+        }
       });
-      counts.forEach((word, count) -> output.emit(word.getBytes(StandardCharsets.UTF_8),
-          ByteBuffer.allocate(Long.BYTES).putLong(count).array()));
+      if (failed[0] != null) {
+        throw failed[0];
+      }
+      IOException last = emitAll(counts, output);
+      if (last != null) {
+        throw last;
+      }
+    }
+
+    private static IOException emitAll(Map<String, Long> counts, MapOutput output) {
+      try {
+        for (Map.Entry<String, Long> e : counts.entrySet()) {
+          output.emit(e.getKey().getBytes(StandardCharsets.UTF_8), encode(e.getValue()));
+        }
+        return null;
+      } catch (IOException e) {
+        return e;
+      } finally {
+        counts.clear();
+      }
     }
   }
 
-  /** Sums the counts of each word of one partition. */
+  static byte[] encode(long count) {
+    return ByteBuffer.allocate(Long.BYTES).putLong(count).array();
+  }
+
+  /** Sums the 8-byte counts of one word. */
+  public static final class SumCombiner implements Combiner {
+    @Override
+    public byte[] combine(byte[] key, Iterator<byte[]> values) {
+      long sum = 0;
+      while (values.hasNext()) {
+        sum += ByteBuffer.wrap(values.next()).getLong();
+      }
+      return encode(sum);
+    }
+  }
+
+  /**
+   * Sums the counts of each word of one partition as they stream by (records come sorted by
+   * word, so one word's counts are adjacent) and writes {@code word<TAB>count} lines in that
+   * order; holds one word at a time.
+   */
   public static final class WordCountReducer implements Reducer {
     @Override
     public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
         throws Exception {
-      Map<String, Long> counts = new TreeMap<>();
-      while (records.hasNext()) {
-        Record record = records.next();
-        counts.merge(new String(record.key(), StandardCharsets.UTF_8),
-            ByteBuffer.wrap(record.value()).getLong(), Long::sum);
-      }
       try (Writer out = new BufferedWriter(
           new OutputStreamWriter(output.open(), StandardCharsets.UTF_8))) {
-        for (Map.Entry<String, Long> entry : counts.entrySet()) {
-          out.write(entry.getKey() + "\t" + entry.getValue() + "\n");
+        byte[] word = null;
+        long sum = 0;
+        while (records.hasNext()) {
+          Record record = records.next();
+          if (word != null && !Arrays.equals(word, record.key())) {
+            out.write(new String(word, StandardCharsets.UTF_8) + "\t" + sum + "\n");
+            sum = 0;
+          }
+          word = record.key();
+          sum += ByteBuffer.wrap(record.value()).getLong();
+        }
+        if (word != null) {
+          out.write(new String(word, StandardCharsets.UTF_8) + "\t" + sum + "\n");
         }
       }
     }

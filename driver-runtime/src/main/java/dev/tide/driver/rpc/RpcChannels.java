@@ -81,8 +81,9 @@ public final class RpcChannels implements AutoCloseable {
     return connected.channel();
   }
 
-  public static void send(Channel channel, RpcMessage message) {
-    channel.writeAndFlush(RpcCodec.encode(channel.alloc(), message));
+  /** Encodes and writes {@code message}; the future completes when it was written. */
+  public static io.netty.channel.ChannelFuture send(Channel channel, RpcMessage message) {
+    return channel.writeAndFlush(RpcCodec.encode(channel.alloc(), message));
   }
 
   @Override

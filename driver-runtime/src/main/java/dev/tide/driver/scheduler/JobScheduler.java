@@ -37,6 +37,7 @@ public final class JobScheduler {
   private final int slotsPerExecutor;
   private final int maxAttempts;
   private final int maxFetchFailures;
+  private final int maxFetchFailureRounds;
   private final LongSupplier clock;
   private final EventLog events;
 
@@ -51,6 +52,10 @@ public final class JobScheduler {
   private final int[] mapAttempts;
   private final int[] reduceAttempts;
   private int fetchFailures;
+  /** Rounds of map reruns after fetch failures since a reduce last succeeded. */
+  private int fetchFailureRounds;
+  /** Whether maps lost in the current round are still being recomputed. */
+  private boolean rerunRoundOpen;
   private long nextTaskId = 1;
   private boolean reduceStageSubmitted;
   private String failure;
@@ -62,6 +67,8 @@ public final class JobScheduler {
     final int shufflePort;
     int busy;
     boolean pendingRemoval;
+    /** It reported running out of heap and exits to be replaced: no new tasks. */
+    boolean exiting;
     long idleSinceMillis;
 
     ExecutorSlots(String id, String host, int shufflePort, long now) {
@@ -91,7 +98,21 @@ public final class JobScheduler {
 
   public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts, LongSupplier clock,
       EventLog events) {
+    this(plan, slotsPerExecutor, maxAttempts, DEFAULT_FETCH_FAILURE_ROUNDS, clock, events);
+  }
+
+  /** As Spark's {@code spark.stage.maxConsecutiveAttempts}. */
+  public static final int DEFAULT_FETCH_FAILURE_ROUNDS = 4;
+
+  /**
+   * @param maxFetchFailureRounds rounds of map reruns after fetch failures, with no reduce task
+   *     succeeding in between, after which the job fails
+   *     ({@code tide.stage.maxConsecutiveAttempts})
+   */
+  public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts,
+      int maxFetchFailureRounds, LongSupplier clock, EventLog events) {
     this.plan = plan;
+    this.maxFetchFailureRounds = maxFetchFailureRounds;
     this.slotsPerExecutor = slotsPerExecutor;
     this.maxAttempts = maxAttempts;
     this.maxFetchFailures = Math.max(4, maxAttempts * plan.splits().size());
@@ -159,7 +180,7 @@ public final class JobScheduler {
     while (progress) {
       progress = false;
       for (ExecutorSlots e : executors.values()) {
-        if (e.pendingRemoval || e.busy >= slotsPerExecutor) {
+        if (e.pendingRemoval || e.exiting || e.busy >= slotsPerExecutor) {
           continue;
         }
         Optional<TaskDescription> task = nextTaskFor(e.host);
@@ -227,6 +248,9 @@ public final class JobScheduler {
       fields.add(v);
     });
     events.record("taskEnd", fields.toArray());
+    if (e != null && outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0) {
+      e.exiting = true; // it exits after this report; a new executor replaces it
+    }
     switch (outcome.state()) {
       case SUCCEEDED -> succeeded(task, e);
       case FAILED -> failed(task, r.executorId(), outcome.message());
@@ -243,6 +267,9 @@ public final class JobScheduler {
         return;
       }
       mapOutputs.put(task.index(), new MapLocation(task.index(), e.host, e.shufflePort));
+      if (mapOutputs.size() == plan.splits().size()) {
+        rerunRoundOpen = false;
+      }
       if (mapOutputs.size() == plan.splits().size() && !reduceStageSubmitted) {
         reduceStageSubmitted = true;
         events.record("stageCompleted", "stage", MAP_STAGE);
@@ -252,6 +279,7 @@ public final class JobScheduler {
         }
       }
     } else {
+      fetchFailureRounds = 0;
       reduceDone.put(task.index(), true);
       if (isDone()) {
         events.record("stageCompleted", "stage", REDUCE_STAGE);
@@ -290,6 +318,23 @@ public final class JobScheduler {
       failure = "too many shuffle fetch failures (" + fetchFailures + "); last: "
           + outcome.message();
       return;
+    }
+    boolean newlyLost = false;
+    for (Integer mapId : lost) {
+      if (mapOutputs.containsKey(mapId)) {
+        newlyLost = true;
+      }
+    }
+    if (newlyLost && !rerunRoundOpen) {
+      fetchFailureRounds++;
+      rerunRoundOpen = true;
+      if (fetchFailureRounds > maxFetchFailureRounds) {
+        failure = "the reduce stage could not fetch its input in " + fetchFailureRounds
+            + " consecutive rounds of map reruns (tide.stage.maxConsecutiveAttempts = "
+            + maxFetchFailureRounds + "); last: reduce " + task.index() + " from "
+            + outcome.fetchHost() + ":" + outcome.fetchPort() + ": " + outcome.message();
+        return;
+      }
     }
     for (Integer mapId : lost) {
       if (mapOutputs.remove(mapId) != null) {
@@ -359,7 +404,7 @@ public final class JobScheduler {
   public List<IdleExecutor> idleExecutors() {
     List<IdleExecutor> idle = new ArrayList<>();
     for (ExecutorSlots e : executors.values()) {
-      if (e.busy == 0 && !e.pendingRemoval) {
+      if (e.busy == 0 && !e.pendingRemoval && !e.exiting) {
         idle.add(new IdleExecutor(e.id, e.idleSinceMillis));
       }
     }
@@ -370,7 +415,7 @@ public final class JobScheduler {
   public int activeExecutors() {
     int n = 0;
     for (ExecutorSlots e : executors.values()) {
-      if (!e.pendingRemoval) {
+      if (!e.pendingRemoval && !e.exiting) {
         n++;
       }
     }

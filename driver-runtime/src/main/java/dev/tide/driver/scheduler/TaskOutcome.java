@@ -16,6 +16,12 @@ public record TaskOutcome(long taskId, State state, String message, String fetch
   /** The end state of an attempt. */
   public enum State { SUCCEEDED, FAILED, FETCH_FAILED }
 
+  /**
+   * Metric of a failed outcome whose executor ran out of heap: it exits after reporting, so the
+   * scheduler gives it no more tasks.
+   */
+  public static final String EXECUTOR_OUT_OF_MEMORY = "executorOutOfMemory";
+
   public TaskOutcome {
     lostMapIds = List.copyOf(lostMapIds);
     metrics = Map.copyOf(metrics);

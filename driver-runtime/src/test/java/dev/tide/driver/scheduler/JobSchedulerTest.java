@@ -115,6 +115,70 @@ class JobSchedulerTest {
   }
 
   @Test
+  void fetchFailureRoundsBeyondTheBoundFailTheJobWithTheDiagnosis() {
+    List<InputSplit> splits = List.of(new InputSplit(new byte[] {0}, List.of()),
+        new InputSplit(new byte[] {1}, List.of()));
+    JobScheduler s = new JobScheduler(new JobPlan("t", splits, "M", "R", 1, ""), 2, 100, 2,
+        () -> now, EventLog.disabled());
+    s.executorAdded("1", "hostA", 1);
+    for (Assignment a : s.assignTasks()) {
+      succeed(s, a);
+    }
+    for (int round = 1; round <= 3; round++) {
+      Assignment reduce = s.assignTasks().get(0);
+      assertEquals(TaskDescription.Kind.REDUCE, reduce.task().kind());
+      s.taskEnded(new TaskOutcome(reduce.task().taskId(), TaskOutcome.State.FETCH_FAILED,
+          "connection refused", "hostA", 1, true, List.of(), Map.of()));
+      if (round <= 2) {
+        assertFalse(s.failure().isPresent(), "round " + round);
+        List<Assignment> reruns = s.assignTasks();
+        assertEquals(2, reruns.size(), "both maps of the lost service rerun");
+        reruns.forEach(a -> succeed(s, a));
+      }
+    }
+    String why = s.failure().orElseThrow();
+    assertTrue(why.contains("3 consecutive rounds") && why.contains(
+        "tide.stage.maxConsecutiveAttempts = 2") && why.contains("connection refused"), why);
+  }
+
+  @Test
+  void aReduceThatSucceedsStartsTheRoundCountAgain() {
+    List<InputSplit> splits = List.of(new InputSplit(new byte[] {0}, List.of()));
+    JobScheduler s = new JobScheduler(new JobPlan("t", splits, "M", "R", 2, ""), 2, 100, 1,
+        () -> now, EventLog.disabled());
+    s.executorAdded("1", "hostA", 1);
+    succeed(s, s.assignTasks().get(0));
+    List<Assignment> reduces = s.assignTasks();
+    s.taskEnded(new TaskOutcome(reduces.get(0).task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "not found", "hostA", 1, false, List.of(0), Map.of()));
+    succeed(s, reduces.get(1));
+    succeed(s, s.assignTasks().get(0)); // the map rerun
+    Assignment again = s.assignTasks().get(0);
+    s.taskEnded(new TaskOutcome(again.task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "not found", "hostA", 1, false, List.of(0), Map.of()));
+    assertFalse(s.failure().isPresent(), "a reduce succeeded between the two rounds");
+  }
+
+  @Test
+  void executorThatRanOutOfMemoryGetsNoMoreTasks() {
+    JobScheduler s = scheduler(2, 1, List.of());
+    s.executorAdded("1", "h", 1);
+    s.executorAdded("2", "h", 1);
+    List<Assignment> maps = s.assignTasks();
+    Assignment onOne = maps.stream().filter(a -> a.executorId().equals("1")).findFirst()
+        .orElseThrow();
+    s.taskEnded(new TaskOutcome(onOne.task().taskId(), TaskOutcome.State.FAILED,
+        "java.lang.OutOfMemoryError", "", 0, false, List.of(),
+        Map.of(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 1L)));
+    assertEquals(1, s.activeExecutors(), "the executor that ran out of heap is on its way out");
+    assertTrue(s.assignTasks().isEmpty(), "its retry waits for a slot elsewhere");
+    succeed(s, maps.stream().filter(a -> a.executorId().equals("2")).findFirst().orElseThrow());
+    Assignment retry = s.assignTasks().get(0);
+    assertEquals("2", retry.executorId());
+    assertEquals(onOne.task().index(), retry.task().index());
+  }
+
+  @Test
   void executorsPendingRemovalGetNoTasksAndIdleTimesAreTracked() {
     JobScheduler s = scheduler(2, 1, List.of());
     now = 10;

@@ -1,0 +1,92 @@
+package dev.tide.executor.sort;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * Reads records ({@code varint keyLength, key, varint valueLength, value}, the layout of
+ * {@link dev.tide.driver.job.RecordCodec}) one at a time from a stream, holding only the
+ * current one: {@link #advance} then {@link #key} / {@link #value}. Names its source in errors.
+ * Not thread-safe.
+ */
+public final class RecordInput implements AutoCloseable {
+  private final InputStream in;
+  private final String source;
+  private byte[] key;
+  private byte[] value;
+  private long records;
+
+  /** @param source what the stream is, for error messages (a file, a block) */
+  public RecordInput(InputStream in, String source) {
+    this.in = in;
+    this.source = source;
+  }
+
+  /** Moves to the next record; false at the end of the stream. */
+  public boolean advance() throws IOException {
+    int keyLength = readVarint(true);
+    if (keyLength < 0) {
+      key = null;
+      value = null;
+      return false;
+    }
+    key = readBytes(keyLength);
+    value = readBytes(readVarint(false));
+    records++;
+    return true;
+  }
+
+  public byte[] key() {
+    return key;
+  }
+
+  public byte[] value() {
+    return value;
+  }
+
+  private byte[] readBytes(int length) throws IOException {
+    byte[] bytes = new byte[length];
+    int done = 0;
+    while (done < length) {
+      int n = in.read(bytes, done, length - done);
+      if (n < 0) {
+        throw corrupt("record truncated after " + done + " of " + length + " bytes");
+      }
+      done += n;
+    }
+    return bytes;
+  }
+
+  /** -1 at a clean end of stream (only where a record may start). */
+  private int readVarint(boolean endAllowed) throws IOException {
+    int result = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      int b = in.read();
+      if (b < 0) {
+        if (shift == 0 && endAllowed) {
+          return -1;
+        }
+        throw corrupt("truncated length");
+      }
+      result |= (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        if (result < 0) {
+          throw corrupt("negative length " + result);
+        }
+        return result;
+      }
+    }
+    throw corrupt("bad length");
+  }
+
+  private IOException corrupt(String what) {
+    return new EOFException("corrupt records in " + source + " after record " + records + ": "
+        + what);
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+}

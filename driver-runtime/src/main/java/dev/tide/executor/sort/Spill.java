@@ -1,0 +1,24 @@
+package dev.tide.executor.sort;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A sorted run on local disk: the records of every partition, partition after partition, each
+ * sorted by key. {@code offsets[p]} .. {@code offsets[p + 1]} are partition p's bytes.
+ */
+record Spill(Path file, long[] offsets) {
+  int partitions() {
+    return offsets.length - 1;
+  }
+
+  long bytes() {
+    return offsets[offsets.length - 1];
+  }
+
+  /** Partition p's records, streamed from the file. */
+  SortedRecords partition(int p) throws IOException {
+    return SortedRecords.of(new RecordInput(new FileRangeInput(file, offsets[p], offsets[p + 1]),
+        file + " partition " + p));
+  }
+}
