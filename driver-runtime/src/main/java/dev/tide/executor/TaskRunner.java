@@ -118,6 +118,13 @@ final class TaskRunner {
   /** {@code tide.shuffle.sort.buffer}, or a fifth of the heap shared by the task slots. */
   private long sortBufferBytes() {
     long set = TideOptions.SORT_BUFFER_BYTES.get(conf);
+    long half = Runtime.getRuntime().maxMemory() / 2;
+    if (set > half) {
+      LOG.warn("{} = {} bytes is more than half the executor's heap ({} bytes); using {} bytes"
+          + " (raise tide.executor.memory for a larger buffer)",
+          TideOptions.SORT_BUFFER_BYTES.key(), set, 2 * half, half);
+      return half;
+    }
     return set > 0 ? set : perSlotFifthOfHeap();
   }
 
