@@ -26,7 +26,6 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
@@ -64,8 +63,6 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
   /** Consecutive failed heartbeats before the application is aborted. */
   private static final int MAX_HEARTBEAT_FAILURES = 5;
-  /** Excluded nodes named in the status; the rest are counted. */
-  private static final int EXCLUDED_NODES_SHOWN = 5;
 
   private enum State { STARTING, RUNNING, RELEASING }
 
@@ -107,7 +104,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private final ExecutorRequests reconciler;
   private final ContainerOutcomeClassifier classifier;
   private final Settings settings;
-  private final ExecutorFailures executorFailures;
+  private final NodeExclusions exclusions;
   private final long fastIntervalMs;
   private final long slowIntervalMs;
   private final BlockingQueue<Runnable> mailbox = new LinkedBlockingQueue<>();
@@ -132,12 +129,6 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   private volatile int grantableExecutors;
   /** Why wanted executors are missing, for the status; "" when none are or no reason is known. */
   private volatile String waitingReason = "";
-  /** Nodes the RM can place containers on, from the last allocate response; 0 before. */
-  private int clusterNodes;
-  /** Nodes the RM reported lost, unhealthy, decommissioned or shut down (and not back). */
-  private final Set<String> unusableNodes = new HashSet<>();
-  /** The last lift of an exclusion, shown in the status until the wanted executors are in. */
-  private String liftNote = "";
   private int nextExecutorId = 1;
   private int heartbeatFailures;
   private long currentIntervalMs;
@@ -179,9 +170,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     this.reconciler = requests;
     this.classifier = classifier;
     this.settings = settings;
-    this.executorFailures = new ExecutorFailures(settings.maxFailures(),
-        settings.failuresValidity(), settings.maxFailuresPerNode(),
-        settings.nodeExclusionTimeout(), settings.clockMillis());
+    this.exclusions = new NodeExclusions(amrmClient, settings, this::nodeName,
+        (name, fields) -> driver.logEvent(name, fields));
     this.fastIntervalMs = settings.fastInterval().toMillis();
     this.slowIntervalMs = Math.max(fastIntervalMs, settings.slowInterval().toMillis());
     this.currentIntervalMs = fastIntervalMs;
@@ -324,7 +314,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     if (wakeRequested || now - nextHeartbeatNanos >= 0) {
       wakeRequested = false;
       round();
-      waitingReason = describeWaiting();
+      waitingReason = exclusions.describeWaiting(
+          targetExecutors > count(State.RUNNING) + count(State.STARTING));
       nextHeartbeatNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(nextInterval());
       return 0;
     }
@@ -355,12 +346,12 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void round() {
-    endExpiredExclusions();
+    exclusions.endExpired();
     releaseUnregistered();
     int running = count(State.RUNNING);
     int starting = count(State.STARTING);
     if (targetExecutors > running + starting) {
-      liftExclusionIfNoNodeLeft();
+      exclusions.liftIfNoNodeLeft(targetExecutors, running + starting);
     }
     RequestDelta delta = reconciler.reconcile(new Demand(targetExecutors, running, starting,
         localityAwareTasks, hostToLocalTaskCount, containersPerNode()));
@@ -375,7 +366,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
         grantableExecutors = executorsThatFit(response.getAvailableResources(),
             settings.executorResource());
       }
-      noteClusterNodes(response);
+      exclusions.noteClusterNodes(response);
     } catch (ApplicationAttemptNotFoundException e) {
       abortOnce("the ResourceManager no longer knows this application attempt: "
           + e.getMessage());
@@ -494,89 +485,13 @@ public final class YarnAllocator implements ExecutorAllocationClient {
 
   private void countFailure(ExecutorContainer executor, String diagnostics) {
     String node = nodeName(executor.container.getNodeId());
-    ExecutorFailures.Verdict verdict = executorFailures.record(node);
-    if (verdict.nodeExcluded()) {
-      LOG.warn("Excluding node {} for {} s: {} executor failures there (tide.yarn"
-          + ".maxFailuresPerHost = {})", node, settings.nodeExclusionTimeout().toSeconds(),
-          verdict.perNode().get(node), settings.maxFailuresPerNode());
-      amrmClient.updateBlacklist(List.of(node), null);
-      driver.logEvent("nodeExcluded", "node", node, "failures",
-          Integer.toString(verdict.perNode().get(node)), "until", Long.toString(
-              settings.clockMillis().getAsLong() + settings.nodeExclusionTimeout().toMillis()));
-    }
+    ExecutorFailures.Verdict verdict = exclusions.failure(node);
     if (verdict.tooMany()) {
       abortOnce(verdict.recentFailures() + " executor failures within "
           + settings.failuresValidity().toSeconds() + " s (more than tide.executor.maxFailures"
           + " = " + settings.maxFailures() + "; per node " + verdict.perNode()
           + "); last: executor " + executor.executorId + " on " + node + ": " + diagnostics);
     }
-  }
-
-  private void endExpiredExclusions() {
-    List<String> ended = executorFailures.endExpiredExclusions();
-    if (!ended.isEmpty()) {
-      LOG.info("Nodes {} may take executors again", ended);
-      amrmClient.updateBlacklist(null, ended);
-      for (String node : ended) {
-        driver.logEvent("nodeExclusionEnded", "node", node);
-      }
-    }
-  }
-
-  /**
-   * Keeps a node the application may use: with every usable node excluded, no container can be
-   * allocated until an exclusion ends (10 min by default) and the job would sit still.
-   */
-  private void liftExclusionIfNoNodeLeft() {
-    int excluded = executorFailures.excludedNodes().size();
-    executorFailures.liftOldestIfAllExcluded(clusterNodes, unusableNodes).ifPresent(node -> {
-      LOG.warn("All {} nodes excluded for executor failures; lifting the oldest exclusion, of"
-          + " node {}, so the application can go on ({} executors wanted, {} running or"
-          + " starting)", clusterNodes, node, targetExecutors,
-          count(State.RUNNING) + count(State.STARTING));
-      amrmClient.updateBlacklist(null, List.of(node));
-      driver.logEvent("nodeExclusionLifted", "node", node, "clusterNodes",
-          Integer.toString(clusterNodes), "excludedNodes", Integer.toString(excluded));
-      liftNote = "all " + clusterNodes + " nodes were excluded, lifted " + node;
-    });
-  }
-
-  private void noteClusterNodes(AllocateResponse response) {
-    clusterNodes = response.getNumClusterNodes();
-    List<NodeReport> updated = response.getUpdatedNodes();
-    if (updated == null) {
-      return;
-    }
-    for (NodeReport report : updated) {
-      String node = nodeName(report.getNodeId());
-      if (report.getNodeState() != null && report.getNodeState().isUnusable()) {
-        unusableNodes.add(node);
-      } else {
-        unusableNodes.remove(node);
-      }
-    }
-  }
-
-  /** See {@link #waitingReason()}; on the allocator thread, after a round. */
-  private String describeWaiting() {
-    if (targetExecutors <= count(State.RUNNING) + count(State.STARTING)) {
-      liftNote = "";
-      return "";
-    }
-    List<String> excluded = executorFailures.excludedNodes();
-    List<String> parts = new ArrayList<>();
-    if (!excluded.isEmpty()) {
-      String shown = String.join(",", excluded.subList(0,
-          Math.min(EXCLUDED_NODES_SHOWN, excluded.size())));
-      if (excluded.size() > EXCLUDED_NODES_SHOWN) {
-        shown += " and " + (excluded.size() - EXCLUDED_NODES_SHOWN) + " more";
-      }
-      parts.add("nodes excluded " + shown + " (executor failures)");
-    }
-    if (!liftNote.isEmpty()) {
-      parts.add(liftNote);
-    }
-    return String.join("; ", parts);
   }
 
   /** The launch watchdog: see {@link DriverCallbacks#isExecutorRegistered}. */
