@@ -10,12 +10,14 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 /**
  * A reduce task's fetched segments (each sorted by key), kept in memory while they fit in
  * {@code memoryBudget} and written to files in {@code dir} otherwise, then read back as one
  * sorted stream ({@link #merged}): a k-way merge with at most {@link MapOutputWriter#MERGE_FACTOR}
- * files open, after merge passes over the files if there are more. {@link #close} deletes the
+ * files open, after merge passes over the files if there are more. Files carry the CRC32C of
+ * what was written, verified as they are read back. {@link #close} deletes the
  * files, also after a failure. Segments may be filled from another thread (the shuffle client's
  * I/O thread) than the one that merges, but not concurrently with {@link #merged}.
  */
@@ -114,12 +116,16 @@ public final class FetchedSegments implements AutoCloseable {
       inputs.add(s.open());
     }
     long bytes;
+    int checksum;
     try (RecordMerger merger = new RecordMerger(inputs);
          java.io.OutputStream os = new java.io.BufferedOutputStream(
              Files.newOutputStream(file), 64 << 10)) {
       RecordOutput out = new RecordOutput(os);
       Combining.copy(merger, null, out);
       bytes = out.bytes();
+      checksum = out.takeChecksum();
+    } catch (VerifiedInput.CorruptFileException e) {
+      throw e;
     } catch (IOException e) {
       throw MapOutputWriter.diskError(file, e);
     }
@@ -129,6 +135,7 @@ public final class FetchedSegments implements AutoCloseable {
     mergedBytes += bytes;
     FileSink merged = new FileSink("merge of " + group.size() + " segments", file, bytes);
     merged.written = bytes;
+    merged.checksum = checksum;
     return merged;
   }
 
@@ -183,6 +190,8 @@ public final class FetchedSegments implements AutoCloseable {
     private final long length;
     private FileChannel channel;
     private long written;
+    private final CRC32C crc = new CRC32C();
+    private int checksum;
 
     FileSink(String source, Path file, long length) {
       super(source);
@@ -197,6 +206,7 @@ public final class FetchedSegments implements AutoCloseable {
           channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
               StandardOpenOption.TRUNCATE_EXISTING);
         }
+        crc.update(data.duplicate());
         while (data.hasRemaining()) {
           written += channel.write(data);
         }
@@ -211,6 +221,7 @@ public final class FetchedSegments implements AutoCloseable {
         channel.close();
         channel = null;
       }
+      checksum = (int) crc.getValue();
       if (written != length) {
         throw new IOException(source + ": got " + written + " of " + length + " bytes");
       }
@@ -230,7 +241,9 @@ public final class FetchedSegments implements AutoCloseable {
 
     @Override
     SortedRecords open() throws IOException {
-      return SortedRecords.of(new RecordInput(new FileRangeInput(file, 0, written), source));
+      String what = "local copy " + file + " of " + source;
+      return SortedRecords.of(new RecordInput(new VerifiedInput(
+          new FileRangeInput(file, 0, written), checksum, what), what));
     }
   }
 

@@ -65,6 +65,12 @@ final class FileRangeInput extends InputStream {
     return n;
   }
 
+  /** The bytes left in the range (capped at Integer.MAX_VALUE). */
+  @Override
+  public int available() {
+    return (int) Math.min(Integer.MAX_VALUE, end - position + buffer.remaining());
+  }
+
   @Override
   public void close() throws IOException {
     channel.close();

@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * when it is full it is sorted by (partition, key), combined (if the job names a combiner) and
  * spilled to a file in {@code spillDir}; {@link #finish} merges the spills (at most
  * {@link #MERGE_FACTOR} files open at once, in several passes if need be) into the one data file
- * the shuffle service serves, each partition sorted by key. Memory: the buffer, plus one
+ * the shuffle service serves, each partition sorted by key. Every spill carries a CRC32C per
+ * partition, verified when it is read back for the merge. Memory: the buffer, plus one
  * 32 KiB read buffer per spill while merging. {@link #close} deletes every spill file, also after
  * a failure. Not thread-safe.
  */
@@ -89,7 +90,7 @@ public final class MapOutputWriter implements AutoCloseable {
       if (spills.size() == 1 && combiner == null) {
         Spill only = spills.remove(0);
         Files.move(only.file(), dataFile, StandardCopyOption.REPLACE_EXISTING);
-        out = new Spill(dataFile, only.offsets());
+        out = new Spill(dataFile, only.offsets(), only.checksums());
       } else {
         out = merge(spills, dataFile);
         delete(spills);
@@ -124,54 +125,86 @@ public final class MapOutputWriter implements AutoCloseable {
   }
 
   private Spill writeBuffer(Path file) throws IOException {
-    Spill run = writeRun(file, (out, offsets) ->
+    Spill run = writeRun(file, run1 ->
         buffer.writeSorted(partitions, (p, sorted) -> {
-          offsets[p] = out.bytes();
-          Combining.copy(sorted, combiner, out);
+          run1.begin(p);
+          Combining.copy(sorted, combiner, run1.out);
         }));
     buffer.clear();
     return run;
   }
 
   private Spill singleRecord(int p, byte[] key, byte[] value) throws IOException {
-    // offsets[0..p] stay 0, the rest get the record's length: partition p holds it alone.
-    return writeRun(nextSpillFile(), (out, offsets) -> {
-      out.write(key, value);
-      java.util.Arrays.fill(offsets, p + 1, partitions, out.bytes());
+    return writeRun(nextSpillFile(), run -> {
+      run.begin(p);
+      run.out.write(key, value);
     });
   }
 
   private Spill merge(List<Spill> runs, Path file) throws IOException {
-    return writeRun(file, (out, offsets) -> {
+    return writeRun(file, run -> {
       for (int p = 0; p < partitions; p++) {
-        offsets[p] = out.bytes();
+        run.begin(p);
         List<SortedRecords> inputs = new ArrayList<>();
-        for (Spill run : runs) {
-          inputs.add(run.partition(p));
+        for (Spill spill : runs) {
+          inputs.add(spill.partition(p));
         }
         try (RecordMerger merged = new RecordMerger(inputs)) {
-          Combining.copy(merged, combiner, out);
+          Combining.copy(merged, combiner, run.out);
         }
       }
     });
   }
 
-  /** Writes the partitions of one sorted run; {@code offsets[p]} set by the body. */
+  /**
+   * One sorted run being written: partitions are begun in order (skipped ones are empty); each
+   * partition's offset and CRC32C are recorded as it ends.
+   */
+  private final class RunWriter {
+    final RecordOutput out;
+    final long[] offsets = new long[partitions + 1];
+    final int[] checksums = new int[partitions];
+    private int next;
+
+    RunWriter(OutputStream os) {
+      out = new RecordOutput(os);
+    }
+
+    /** Ends the partitions before {@code p} and begins {@code p}. */
+    void begin(int p) {
+      while (next <= p) {
+        if (next > 0) {
+          checksums[next - 1] = out.takeChecksum();
+        }
+        offsets[next++] = out.bytes();
+      }
+    }
+
+    void finish() {
+      begin(partitions - 1);
+      checksums[partitions - 1] = out.takeChecksum();
+      offsets[partitions] = out.bytes();
+    }
+  }
+
+  /** Writes a run's partitions. */
   private interface RunBody {
-    void write(RecordOutput out, long[] offsets) throws IOException;
+    void write(RunWriter run) throws IOException;
   }
 
   private Spill writeRun(Path file, RunBody body) throws IOException {
-    long[] offsets = new long[partitions + 1];
+    RunWriter run;
     try (OutputStream os = open(file)) {
-      RecordOutput out = new RecordOutput(os);
-      body.write(out, offsets);
-      offsets[partitions] = out.bytes();
+      run = new RunWriter(os);
+      body.write(run);
+      run.finish();
+    } catch (VerifiedInput.CorruptFileException e) {
+      throw e; // a spill read back for this merge, not this write, failed
     } catch (IOException e) {
       throw diskError(file, e);
     }
-    countSpilled(file, offsets[partitions]);
-    return new Spill(file, offsets);
+    countSpilled(file, run.offsets[partitions]);
+    return new Spill(file, run.offsets, run.checksums);
   }
 
   private void countSpilled(Path file, long bytes) {

@@ -6,7 +6,8 @@ import java.io.InputStream;
 
 /**
  * Reads records ({@code varint keyLength, key, varint valueLength, value}, the layout of
- * {@link dev.tide.driver.job.RecordCodec}) one at a time from a stream, holding only the
+ * {@link dev.tide.driver.job.RecordCodec}) one at a time from a stream whose
+ * {@code available()} is the number of bytes left (a file range, an array), holding only the
  * current one: {@link #advance} then {@link #key} / {@link #value}. Names its source in errors.
  * Not thread-safe.
  */
@@ -46,6 +47,12 @@ public final class RecordInput implements AutoCloseable {
   }
 
   private byte[] readBytes(int length) throws IOException {
+    int left = in.available();
+    if (length > left) {
+      // Only files and arrays are read here, whose available() is what is left: a length
+      // beyond it is corruption, and must not become a huge allocation.
+      throw corrupt("record of " + length + " bytes with " + left + " left");
+    }
     byte[] bytes = new byte[length];
     int done = 0;
     while (done < length) {

@@ -73,6 +73,30 @@ class FetchedSegmentsTest {
   }
 
   @Test
+  void aByteChangedInASegmentOnDiskIsAnErrorNotWrongRecords() throws IOException {
+    Path spill = dir.resolve("reduce");
+    try (FetchedSegments fetched = new FetchedSegments(0, spill)) {
+      byte[] bytes = segment(3, List.of("apple", "banana", "cherry"));
+      FetchedSegments.SegmentSink sink = fetched.add("block 0/1/0 from h:1", bytes.length);
+      sink.write(ByteBuffer.wrap(bytes));
+      sink.finish();
+      Path file = spill.resolve("segment-0.run");
+      byte[] onDisk = Files.readAllBytes(file);
+      onDisk[3] ^= 0x01; // inside "apple": the records still parse
+      Files.write(file, onDisk);
+      IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> {
+        try (SortedRecords records = fetched.merged()) {
+          while (records.advance()) {
+            // read everything
+          }
+        }
+      });
+      assertTrue(e.getMessage().contains("corrupt local copy") && e.getMessage().contains(
+          "block 0/1/0 from h:1"), e.getMessage());
+    }
+  }
+
+  @Test
   void abandonedSegmentGivesItsMemoryBack() throws IOException {
     try (FetchedSegments fetched = new FetchedSegments(1000, dir.resolve("r"))) {
       FetchedSegments.SegmentSink sink = fetched.add("retried", 800);
