@@ -20,10 +20,10 @@ if (( build )); then
   mvn -B -q -o -f "$here/pom.xml" package -DskipTests
 fi
 cd "$here"
-rm -rf target/bench-work target/mr-compare target/run.log
+rm -rf target/bench-work target/test target/run.log
 echo "[run.sh] $(date -u) load: $(cat /proc/loadavg)"
 status=0
-# MiniYARNCluster keeps its directories under ./target/mr-compare.
+# MiniYARNCluster keeps its directories (container logs too) under ./target/test/data.
 timeout -k 30 "${BENCH_TIMEOUT:-2400}" java -Xmx1g --add-opens=java.base/java.lang=ALL-UNNAMED \
   -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" \
   dev.tide.bench.mrcompare.MrCompareBench "work=$here/target/bench-work" "${args[@]}" \
