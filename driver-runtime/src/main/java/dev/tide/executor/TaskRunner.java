@@ -152,8 +152,8 @@ final class TaskRunner {
     reducer.configure(context);
     Map<String, Long> metrics = new LinkedHashMap<>();
     try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
-        reduceMemoryBytes(), spillDir(appLocalDirs.get((int) Math.floorMod(task.taskId(),
-            (long) appLocalDirs.size())), task))) {
+        reduceMemoryBytes(), spillDir(ShuffleLayout.chooseAppDir(appLocalDirs,
+            task.shuffleId(), task.index()), task))) {
       ReduceOutputFile output = new ReduceOutputFile(conf, task);
       reducer.reduce(task.index(), segments.records(), output::open);
       output.commit();

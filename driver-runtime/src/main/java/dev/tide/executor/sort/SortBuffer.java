@@ -62,10 +62,6 @@ final class SortBuffer {
     return records == 0;
   }
 
-  int records() {
-    return records;
-  }
-
   void clear() {
     used = 0;
     records = 0;

@@ -9,14 +9,6 @@ import java.nio.file.Path;
  * {@code checksums[p]} their CRC32C as written, verified when the partition is read back.
  */
 record Spill(Path file, long[] offsets, int[] checksums) {
-  int partitions() {
-    return offsets.length - 1;
-  }
-
-  long bytes() {
-    return offsets[offsets.length - 1];
-  }
-
   /** Partition p's records, streamed from the file. */
   SortedRecords partition(int p) throws IOException {
     String what = "spill file " + file + " partition " + p;
