@@ -224,10 +224,16 @@ public final class Driver implements AutoCloseable {
       return;
     }
     AllocationSettings s = policy.settings();
-    LOG.info("Job {}: {} map tasks, {} reduce tasks; {}", plan.name(), plan.splits().size(),
-        plan.reducers(), s.describe());
-    events.record("jobStart", "app", appId, "job", plan.name(), "maps", plan.splits().size(),
-        "reduces", plan.reducers());
+    StringBuilder stages = new StringBuilder();
+    for (JobPlan.Stage stage : plan.stages()) {
+      stages.append(stages.length() == 0 ? "" : ", ").append(stage.name()).append(" (")
+          .append(stage.tasks()).append(stage.isInput() ? " map" : " reduce").append(" tasks")
+          .append(stage.isInput() ? "" : " over stages " + stage.parents()).append(")");
+    }
+    LOG.info("Job {}: {} stages: {}; {}", plan.name(), plan.stages().size(), stages,
+        s.describe());
+    events.record("jobStart", "app", appId, "job", plan.name(), "stages", plan.stages().size(),
+        "tasks", plan.totalTasks());
     scheduler = new JobScheduler(plan, s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     for (String id : registered.keySet()) {
@@ -368,9 +374,22 @@ public final class Driver implements AutoCloseable {
     updateStatus();
   }
 
+  /** A failed job leaves no output: what its tasks committed is deleted. */
+  private void abortOutput() {
+    try {
+      JobOutput.abort(conf, plan.outputPath());
+    } catch (IOException e) {
+      LOG.warn("Could not delete the output {} of failed job {}", plan.outputPath(),
+          plan.name(), e);
+    }
+  }
+
   private void finish(JobResult jobResult) {
     if (result.isDone()) {
       return;
+    }
+    if (!jobResult.succeeded() && plan != null && scheduler != null) {
+      abortOutput();
     }
     LOG.info("Job {}: {}", jobResult.succeeded() ? "succeeded" : "failed",
         jobResult.diagnostics());
@@ -386,7 +405,8 @@ public final class Driver implements AutoCloseable {
       return;
     }
     int total = scheduler.tasksTotal();
-    status = new JobStatus(plan.name(), scheduler.stageIndex(), 2, scheduler.tasksDone(), total,
+    status = new JobStatus(plan.name(), scheduler.stageIndex(), scheduler.stageCount(),
+        scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
         Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "");
   }

@@ -1,16 +1,22 @@
 package dev.tide.driver;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The job's output directory: created at the start (it must not exist, as in MapReduce), and
- * committed at the end with a {@code _SUCCESS} marker once every reduce attempt has committed its
- * own file ({@code part-r-NNNNN}, moved out of {@code _temporary}).
+ * The job's output directory, committed the way Hadoop's {@code FileOutputCommitter} (algorithm
+ * 1) does: the directory is created when the job starts (it must not exist, as in MapReduce); a
+ * task attempt writes {@code _temporary/attempt_<taskId>/part-r-NNNNN}; the task commit renames
+ * the attempt's directory to {@code _temporary/task_NNNNN} (the first attempt to commit wins); the
+ * job commit moves every committed task's files into the directory, deletes {@code _temporary}
+ * and writes {@code _SUCCESS}. So readers see no part file before the job succeeds, and a failed
+ * job's directory is deleted: it leaves no partial output.
  */
-final class JobOutput {
+public final class JobOutput {
   static final String TEMPORARY = "_temporary";
 
   private JobOutput() {}
@@ -27,13 +33,67 @@ final class JobOutput {
     fs.mkdirs(new Path(path, TEMPORARY));
   }
 
+  /** Where a task attempt writes its file. */
+  public static Path attemptFile(String output, long taskId, int index) {
+    return new Path(attemptDir(output, taskId), partName(index));
+  }
+
+  /**
+   * Commits a task attempt's file (if it wrote one); returns false when another attempt of the
+   * same task committed first, in which case this attempt's files are deleted.
+   */
+  public static boolean commitTask(Configuration conf, String output, long taskId, int index)
+      throws IOException {
+    Path attempt = attemptDir(output, taskId);
+    FileSystem fs = attempt.getFileSystem(conf);
+    Path task = new Path(new Path(output, TEMPORARY), String.format("task_%05d", index));
+    if (!fs.exists(attempt)) {
+      return true;
+    }
+    if (fs.exists(task) || !fs.rename(attempt, task)) {
+      fs.delete(attempt, true);
+      return false;
+    }
+    return true;
+  }
+
   static void commit(Configuration conf, String output) throws IOException {
     if (output.isEmpty()) {
       return;
     }
     Path path = new Path(output);
     FileSystem fs = path.getFileSystem(conf);
-    fs.delete(new Path(path, TEMPORARY), true);
+    Path temporary = new Path(path, TEMPORARY);
+    for (FileStatus task : fs.listStatus(temporary, p -> p.getName().startsWith("task_"))) {
+      for (FileStatus file : fs.listStatus(task.getPath())) {
+        Path target = new Path(path, file.getPath().getName());
+        if (!fs.rename(file.getPath(), target)) {
+          throw new IOException("could not move " + file.getPath() + " to " + target);
+        }
+      }
+    }
+    fs.delete(temporary, true);
     fs.create(new Path(path, "_SUCCESS"), true).close();
+  }
+
+  /** A failed job leaves nothing: its output directory (made by {@link #prepare}) goes. */
+  static void abort(Configuration conf, String output) throws IOException {
+    if (output.isEmpty()) {
+      return;
+    }
+    Path path = new Path(output);
+    try {
+      path.getFileSystem(conf).delete(path, true);
+    } catch (FileNotFoundException e) {
+      // nothing to delete
+    }
+  }
+
+  private static Path attemptDir(String output, long taskId) {
+    return new Path(new Path(output, TEMPORARY), "attempt_" + taskId);
+  }
+
+  private static String partName(int index) {
+    return String.format("part-r-%05d", index);
   }
 }

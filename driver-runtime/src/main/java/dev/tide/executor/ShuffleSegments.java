@@ -2,6 +2,7 @@ package dev.tide.executor;
 
 import dev.tide.driver.job.Record;
 import dev.tide.executor.sort.FetchedSegments;
+import dev.tide.executor.sort.RecordMerger;
 import dev.tide.executor.sort.SortedRecords;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
@@ -22,22 +23,32 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
- * A reduce task's input: the segments of its partition from every map output, fetched lazily
+ * A reduce task's input: the segments of its partition from every map output of each parent
+ * stage's shuffle, fetched lazily
  * (on the reducer's first {@code hasNext}) from the {@code tide_shuffle} service of each node that
  * holds map output (never from the executor that wrote them), one request of at most
  * {@link #MAX_BLOCKS_PER_REQUEST} blocks at a time, streamed into memory while the reduce task's
  * budget lasts and into local files after ({@link FetchedSegments}), then merged by key.
  * An OutOfMemoryError while fetching is the task's failure, not the service's: it is thrown as
- * such, so no map output is declared lost for it.
+ * such, so no map output is declared lost for it. With several parents (a join) each shuffle is
+ * fetched and merged on its own, within an equal share of the memory budget, and the merged
+ * streams are merged again: within a key, records of the first parent come first.
  */
 final class ShuffleSegments implements AutoCloseable {
   /** Thrown through the reducer when a segment cannot be fetched; ends the attempt. */
   static final class FetchFailedException extends RuntimeException {
     private final ShuffleFetchException cause;
+    private final int shuffleId;
 
-    FetchFailedException(ShuffleFetchException cause) {
+    FetchFailedException(ShuffleFetchException cause, int shuffleId) {
       super(cause.getMessage(), cause);
       this.cause = cause;
+      this.shuffleId = shuffleId;
+    }
+
+    /** The shuffle that could not be read: the id of the stage that wrote it. */
+    int shuffleId() {
+      return shuffleId;
     }
 
     ShuffleFetchException cause() {
@@ -63,7 +74,7 @@ final class ShuffleSegments implements AutoCloseable {
 
   private final ShuffleClient client;
   private final TaskDescription task;
-  private final FetchedSegments fetched;
+  private final List<FetchedSegments> fetched = new ArrayList<>();
   private final Map<String, Long> metrics = new LinkedHashMap<>();
 
   /**
@@ -73,7 +84,11 @@ final class ShuffleSegments implements AutoCloseable {
   ShuffleSegments(ShuffleClient client, TaskDescription task, long memoryBudget, Path dir) {
     this.client = client;
     this.task = task;
-    this.fetched = new FetchedSegments(memoryBudget, dir);
+    int inputs = task.inputs().size();
+    for (int i = 0; i < inputs; i++) {
+      fetched.add(new FetchedSegments(memoryBudget / Math.max(1, inputs),
+          inputs == 1 ? dir : dir.resolve("input-" + i)));
+    }
   }
 
   Map<String, Long> metrics() {
@@ -87,6 +102,7 @@ final class ShuffleSegments implements AutoCloseable {
   Iterator<Record> records() {
     return new Iterator<>() {
       private SortedRecords merged;
+      private RecordMerger join;
       private Boolean ready;
 
       @Override
@@ -94,7 +110,16 @@ final class ShuffleSegments implements AutoCloseable {
         try {
           if (merged == null) {
             fetchAll();
-            merged = fetched.merged();
+            if (fetched.size() == 1) {
+              merged = fetched.get(0).merged();
+            } else {
+              List<SortedRecords> streams = new ArrayList<>();
+              for (FetchedSegments input : fetched) {
+                streams.add(input.merged());
+              }
+              join = new RecordMerger(streams);
+              merged = join;
+            }
           }
           if (ready == null) {
             ready = merged.advance();
@@ -111,7 +136,7 @@ final class ShuffleSegments implements AutoCloseable {
           throw new NoSuchElementException();
         }
         ready = null;
-        return new Record(merged.key(), merged.value());
+        return new Record(merged.key(), merged.value(), join == null ? 0 : join.input());
       }
     };
   }
@@ -119,38 +144,64 @@ final class ShuffleSegments implements AutoCloseable {
   /** Deletes what was written to local disk; safe to call twice. */
   @Override
   public void close() throws IOException {
-    fetched.close();
+    IOException first = null;
+    for (FetchedSegments input : fetched) {
+      try {
+        input.close();
+      } catch (IOException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
   }
 
   private void fetchAll() throws IOException {
     long start = System.currentTimeMillis();
-    Map<String, List<MapLocation>> byService = new LinkedHashMap<>();
-    for (MapLocation location : task.mapOutputs()) {
-      byService.computeIfAbsent(location.host() + ":" + location.shufflePort(),
-          k -> new ArrayList<>()).add(location);
-    }
     long bytes = 0;
-    for (List<MapLocation> locations : byService.values()) {
-      MapLocation first = locations.get(0);
-      for (int from = 0; from < locations.size(); from += MAX_BLOCKS_PER_REQUEST) {
-        List<BlockId> blocks = new ArrayList<>();
-        for (MapLocation location
-            : locations.subList(from, Math.min(locations.size(), from + MAX_BLOCKS_PER_REQUEST))) {
-          blocks.add(BlockId.of(task.shuffleId(), location.mapId(), task.index()));
-        }
-        bytes += fetch(first, blocks);
+    java.util.Set<String> services = new java.util.HashSet<>();
+    for (int i = 0; i < task.inputs().size(); i++) {
+      TaskDescription.ShuffleInput input = task.inputs().get(i);
+      Map<String, List<MapLocation>> byService = new LinkedHashMap<>();
+      for (MapLocation location : input.mapOutputs()) {
+        byService.computeIfAbsent(location.host() + ":" + location.shufflePort(),
+            k -> new ArrayList<>()).add(location);
       }
+      services.addAll(byService.keySet());
+      for (List<MapLocation> locations : byService.values()) {
+        MapLocation first = locations.get(0);
+        for (int from = 0; from < locations.size(); from += MAX_BLOCKS_PER_REQUEST) {
+          List<BlockId> blocks = new ArrayList<>();
+          for (MapLocation location : locations.subList(from,
+              Math.min(locations.size(), from + MAX_BLOCKS_PER_REQUEST))) {
+            blocks.add(BlockId.of(input.shuffleId(), location.mapId(), task.index()));
+          }
+          bytes += fetch(fetched.get(i), input.shuffleId(), first, blocks);
+        }
+      }
+    }
+    long inMemory = 0;
+    long onDisk = 0;
+    for (FetchedSegments input : fetched) {
+      inMemory += input.inMemoryBytes();
+      onDisk += input.onDiskBytes();
     }
     metrics.put("fetchStartMillis", start);
     metrics.put("fetchMillis", System.currentTimeMillis() - start);
     metrics.put("bytesFetched", bytes);
-    metrics.put("shuffleServices", (long) byService.size());
-    metrics.put("fetchedInMemoryBytes", fetched.inMemoryBytes());
-    metrics.put("fetchedToDiskBytes", fetched.onDiskBytes());
+    metrics.put("shuffleServices", (long) services.size());
+    metrics.put("fetchedInMemoryBytes", inMemory);
+    metrics.put("fetchedToDiskBytes", onDisk);
   }
 
   /** One request; each block's bytes go to memory or disk as they arrive. Returns the bytes. */
-  private long fetch(MapLocation service, List<BlockId> blocks) throws IOException {
+  private long fetch(FetchedSegments fetched, int shuffleId, MapLocation service,
+      List<BlockId> blocks) throws IOException {
     FetchedSegments.SegmentSink[][] sinks = new FetchedSegments.SegmentSink[1][];
     IOException[] failed = new IOException[1];
     long[] total = new long[1];
@@ -195,7 +246,7 @@ final class ShuffleSegments implements AutoCloseable {
         oom.initCause(e);
         throw oom;
       }
-      throw new FetchFailedException(e);
+      throw new FetchFailedException(e, shuffleId);
     }
     if (failed[0] != null) {
       throw failed[0];

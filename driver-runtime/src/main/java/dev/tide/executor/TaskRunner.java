@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +58,8 @@ final class TaskRunner {
     } catch (ShuffleSegments.FetchFailedException e) {
       LOG.warn("Task {} could not fetch its input: {}", task.describe(), e.getMessage());
       return new TaskOutcome(task.taskId(), TaskOutcome.State.FETCH_FAILED, e.getMessage(),
-          e.cause().host(), e.cause().port(), e.wholeServiceLost(), e.lostMapIds(), Map.of());
+          e.cause().host(), e.cause().port(), e.wholeServiceLost(), e.shuffleId(), e.lostMapIds(),
+          Map.of());
     } catch (OutOfMemoryError e) {
       outOfMemory = true;
       long heapMb = Runtime.getRuntime().maxMemory() >> 20;
@@ -69,7 +69,7 @@ final class TaskRunner {
           + " MiB executor heap: " + e.getMessage() + "; raise tide.executor.memory (now "
           + TideOptions.EXECUTOR_MEMORY_MB.get(conf) + "m), or make the "
           + (task.kind() == TaskDescription.Kind.MAP ? "mapper" : "reducer")
-          + " keep less in memory", "", 0, false, List.of(),
+          + " keep less in memory", "", 0, false, 0, List.of(),
           Map.of(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 1L));
     } catch (Throwable e) {
       LOG.warn("Task {} failed", task.describe(), e);
@@ -80,14 +80,32 @@ final class TaskRunner {
   private TaskOutcome runMap(TaskDescription task, JobContext context) throws Exception {
     Mapper mapper = JobClasses.newInstance(task.taskClass(), Mapper.class, "mapper");
     mapper.configure(context);
+    Map<String, Long> metrics = writeMapOutput(task, mapper.combiner(),
+        output -> mapper.map(new InputSplit(task.splitPayload(), task.preferredHosts()),
+            output::emit));
+    metrics.put("peakHeapBytes", peakHeapBytes());
+    return TaskOutcome.succeeded(task.taskId(), metrics);
+  }
+
+  /** What a task does with the writer of its map output. */
+  private interface MapOutputBody {
+    void write(MapOutputWriter output) throws Exception;
+  }
+
+  /**
+   * Writes this task's map output of shuffle {@code task.shuffleId()} (sorted, spilled, merged)
+   * and commits it; returns the task's metrics.
+   */
+  private Map<String, Long> writeMapOutput(TaskDescription task,
+      dev.tide.driver.job.Combiner combiner, MapOutputBody body) throws Exception {
     Path appDir = ShuffleLayout.chooseAppDir(appLocalDirs, task.shuffleId(), task.index());
     Path temp = MapOutputCommitter.tempDataFile(appDir, task.shuffleId(), task.index(),
         task.taskId());
     Map<String, Long> metrics = new LinkedHashMap<>();
     // Spills beside the output, so that a single spill becomes the output by a rename.
-    try (MapOutputWriter output = new MapOutputWriter(task.reducers(), sortBufferBytes(),
-        mapper.combiner(), spillDir(appDir, task))) {
-      mapper.map(new InputSplit(task.splitPayload(), task.preferredHosts()), output::emit);
+    try (MapOutputWriter output = new MapOutputWriter(task.outputPartitions(), sortBufferBytes(),
+        combiner, spillDir(appDir, task))) {
+      body.write(output);
       long[] lengths = output.finish(temp);
       long total = 0;
       for (long length : lengths) {
@@ -103,8 +121,7 @@ final class TaskRunner {
     } finally {
       Files.deleteIfExists(temp); // left only if the attempt failed before its commit
     }
-    metrics.put("peakHeapBytes", peakHeapBytes());
-    return TaskOutcome.succeeded(task.taskId(), metrics);
+    return metrics;
   }
 
   /**
@@ -140,7 +157,11 @@ final class TaskRunner {
 
   /** A directory of this attempt's own for spill files, under one of the application's dirs. */
   private static Path spillDir(Path appDir, TaskDescription task) {
-    return appDir.resolve("tide-spill").resolve("attempt-" + task.taskId());
+    return spillDir(appDir, Long.toString(task.taskId()));
+  }
+
+  private static Path spillDir(Path appDir, String attempt) {
+    return appDir.resolve("tide-spill").resolve("attempt-" + attempt);
   }
 
   private long peakHeapBytes() {
@@ -153,51 +174,33 @@ final class TaskRunner {
     Map<String, Long> metrics = new LinkedHashMap<>();
     try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
         reduceMemoryBytes(), spillDir(ShuffleLayout.chooseAppDir(appLocalDirs,
-            task.shuffleId(), task.index()), task))) {
-      ReduceOutputFile output = new ReduceOutputFile(conf, task);
-      reducer.reduce(task.index(), segments.records(), output::open);
-      output.commit();
+            task.shuffleId(), task.index()), task.taskId() + "-input"))) {
+      if (task.outputPartitions() > 0) {
+        metrics.putAll(writeMapOutput(task, null, output -> reducer.reduce(task.index(),
+            segments.records(), new ShuffledReduceOutput(task, output))));
+      } else {
+        TaskOutputFile output = new TaskOutputFile(conf, task);
+        reducer.reduce(task.index(), segments.records(), output);
+        output.commit();
+      }
       metrics.putAll(segments.metrics());
     }
     metrics.put("peakHeapBytes", peakHeapBytes());
     return TaskOutcome.succeeded(task.taskId(), metrics);
   }
 
-  /** The reduce task's output file: written under _temporary, moved into place on commit. */
-  private static final class ReduceOutputFile {
-    private final Configuration conf;
-    private final TaskDescription task;
-    private org.apache.hadoop.fs.Path temp;
-
-    ReduceOutputFile(Configuration conf, TaskDescription task) {
-      this.conf = conf;
-      this.task = task;
+  /** A reduce task's output when its stage feeds another: records into the next shuffle. */
+  private record ShuffledReduceOutput(TaskDescription task, MapOutputWriter writer)
+      implements Reducer.ReduceOutput {
+    @Override
+    public OutputStream open() throws IOException {
+      throw new IOException("stage " + task.stageId() + " feeds another stage: its reducer "
+          + task.taskClass() + " must emit records (ReduceOutput.emit), not open an output file");
     }
 
-    OutputStream open() throws IOException {
-      if (task.outputPath().isEmpty()) {
-        throw new IOException("job has no output path");
-      }
-      temp = new org.apache.hadoop.fs.Path(task.outputPath(), "_temporary/attempt_"
-          + task.taskId() + "/" + finalName());
-      return temp.getFileSystem(conf).create(temp, true);
-    }
-
-    String finalName() {
-      return String.format("part-r-%05d", task.index());
-    }
-
-    void commit() throws IOException {
-      if (temp == null) {
-        return;
-      }
-      org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path(task.outputPath(),
-          finalName());
-      FileSystem fs = target.getFileSystem(conf);
-      if (fs.exists(target) || !fs.rename(temp, target)) {
-        LOG.info("Output {} was already committed by another attempt", target);
-        fs.delete(temp.getParent(), true);
-      }
+    @Override
+    public void emit(byte[] key, byte[] value) throws IOException {
+      writer.emit(key, value);
     }
   }
 }

@@ -11,8 +11,8 @@ import java.util.List;
 public final class FailingJob implements TideJob {
   @Override
   public JobPlan plan(JobContext context) {
-    return new JobPlan("failing", List.of(new InputSplit(new byte[0], List.of())),
-        ThrowingMapper.class.getName(), ThrowingMapper.class.getName(), 1, "");
+    return JobPlan.mapReduce("failing", List.of(new InputSplit(new byte[0], List.of())),
+        ThrowingMapper.class, dev.tide.driver.jobs.SleepJob.SleepReducer.class, 1, "");
   }
 
   /** Always throws. */

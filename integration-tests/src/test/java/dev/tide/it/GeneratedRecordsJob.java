@@ -40,8 +40,8 @@ public final class GeneratedRecordsJob implements TideJob {
       splits.add(new InputSplit(ByteBuffer.allocate(16).putLong(m).putLong(perMap).array(),
           List.of()));
     }
-    return new JobPlan("generated", splits, GeneratingMapper.class.getName(),
-        (keep ? KeepingReducer.class : StreamingReducer.class).getName(), 1, args.get(2));
+    return JobPlan.mapReduce("generated", splits, GeneratingMapper.class,
+        keep ? KeepingReducer.class : StreamingReducer.class, 1, args.get(2));
   }
 
   /** One record's contribution to the checksum (order-independent: summed). */

@@ -76,11 +76,11 @@ class WordCountSplitLocalityTest {
     LocatedBlocks blocks = dfs.getNameNodeRpc().getBlockLocations(input.toString(), 0, length);
     List<LocatedBlock> located = blocks.getLocatedBlocks();
     assertEquals(4, located.size(), "a multi-block file");
-    assertEquals(located.size(), plan.splits().size(), "one split per block");
+    assertEquals(located.size(), plan.stage(0).splits().size(), "one split per block");
     Set<String> hostsSeen = new HashSet<>();
     for (int i = 0; i < located.size(); i++) {
       LocatedBlock block = located.get(i);
-      InputSplit split = plan.splits().get(i);
+      InputSplit split = plan.stage(0).splits().get(i);
       FileRangeSplits.FileRange range = FileRangeSplits.decode(split.payload());
       assertEquals(block.getStartOffset(), range.start(), "split " + i + " starts at its block");
       assertEquals(block.getBlockSize(), range.length(), "split " + i + " covers its block");

@@ -1,21 +1,192 @@
 package dev.tide.driver.job;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The stages of a job: one map task per split, a shuffle into {@code reducers} partitions, one
- * reduce task per partition writing under {@code outputPath} (a Hadoop FileSystem URI, or empty
- * for no output). Mapper and reducer are class names with public no-arg constructors.
+ * A job's stages, a DAG: input stages run one {@link Mapper} task per {@link InputSplit}; shuffle
+ * stages run one {@link Reducer} task per partition over the records their parent stages emitted,
+ * shuffled by key (two or more parents make a join: the reducer sees each key's records of every
+ * parent, told apart by {@link Record#input()}). Each stage but the last feeds exactly one later
+ * stage; the last stage is a shuffle stage whose reducers write the job's output files, committed
+ * together when the job succeeds. Built with {@link #builder}:
+ *
+ * <pre>{@code
+ * JobPlan.Builder plan = JobPlan.builder("wordcount");
+ * JobPlan.Stage words = plan.input("words", splits, WordMapper.class);
+ * JobPlan.Stage counts = plan.shuffle("counts", 4, SumReducer.class, words);
+ * return plan.output(counts, "hdfs:///out");
+ * }</pre>
+ *
+ * Only class names, split bytes and settings travel to executors; mapper and reducer classes need
+ * public no-arg constructors.
  */
-public record JobPlan(String name, List<InputSplit> splits, String mapperClass,
-    String reducerClass, int reducers, String outputPath) {
-  public JobPlan {
-    splits = List.copyOf(splits);
-    if (splits.isEmpty()) {
-      throw new IllegalArgumentException("job " + name + " has no input splits");
+public final class JobPlan {
+  private final String name;
+  private final List<Stage> stages;
+  private final String outputPath;
+
+  /**
+   * One stage. {@code id} is its position in {@link #stages()}, parents before children;
+   * {@code consumer} is the stage its records are shuffled to, or -1 for the last stage.
+   */
+  public record Stage(int id, String name, List<InputSplit> splits, List<Integer> parents,
+      int tasks, String taskClass, int consumer) {
+    public Stage {
+      splits = List.copyOf(splits);
+      parents = List.copyOf(parents);
     }
-    if (reducers < 1) {
-      throw new IllegalArgumentException("job " + name + " needs at least one reducer");
+
+    /** Reads input splits (map tasks) rather than shuffled records (reduce tasks). */
+    public boolean isInput() {
+      return parents.isEmpty();
+    }
+  }
+
+  private JobPlan(String name, List<Stage> stages, String outputPath) {
+    this.name = name;
+    this.stages = List.copyOf(stages);
+    this.outputPath = outputPath;
+  }
+
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /**
+   * The classic two-stage plan: one map task per split, a shuffle into {@code reducers}
+   * partitions, one reduce task per partition writing under {@code outputPath}.
+   */
+  public static JobPlan mapReduce(String name, List<InputSplit> splits,
+      Class<? extends Mapper> mapper, Class<? extends Reducer> reducer, int reducers,
+      String outputPath) {
+    Builder plan = builder(name);
+    Stage map = plan.input("map", splits, mapper);
+    return plan.output(plan.shuffle("reduce", reducers, reducer, map), outputPath);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** In topological order: every stage after its parents. */
+  public List<Stage> stages() {
+    return stages;
+  }
+
+  public Stage stage(int id) {
+    return stages.get(id);
+  }
+
+  /** The stage whose reducers write the output. */
+  public Stage last() {
+    return stages.get(stages.size() - 1);
+  }
+
+  /** Where the last stage writes (a Hadoop FileSystem URI), or empty for no output. */
+  public String outputPath() {
+    return outputPath;
+  }
+
+  /** Partitions of the shuffle a stage writes: its consumer's tasks; 0 for the last stage. */
+  public int outputPartitions(int stageId) {
+    int consumer = stages.get(stageId).consumer();
+    return consumer < 0 ? 0 : stages.get(consumer).tasks();
+  }
+
+  public int totalTasks() {
+    int n = 0;
+    for (Stage s : stages) {
+      n += s.tasks();
+    }
+    return n;
+  }
+
+  /** Builds a plan; stages are added parents first, so a plan can hold no cycle. */
+  public static final class Builder {
+    private final String name;
+    private final List<Stage> stages = new ArrayList<>();
+
+    private Builder(String name) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("a job plan needs a name");
+      }
+      this.name = name;
+    }
+
+    /** A stage of one map task per split. */
+    public Stage input(String stageName, List<InputSplit> splits,
+        Class<? extends Mapper> mapper) {
+      if (splits.isEmpty()) {
+        throw new IllegalArgumentException("stage '" + stageName + "' of job " + name
+            + " has no input splits");
+      }
+      return add(stageName, splits, List.of(), splits.size(), mapper.getName());
+    }
+
+    /**
+     * A stage of {@code partitions} reduce tasks over the records of {@code parents}, shuffled
+     * by key. Each parent must not already feed another stage.
+     */
+    public Stage shuffle(String stageName, int partitions, Class<? extends Reducer> reducer,
+        Stage... parents) {
+      if (partitions < 1) {
+        throw new IllegalArgumentException("stage '" + stageName + "' of job " + name
+            + " needs at least one partition, got " + partitions);
+      }
+      if (parents.length == 0) {
+        throw new IllegalArgumentException("stage '" + stageName + "' of job " + name
+            + " needs at least one parent stage");
+      }
+      int id = stages.size();
+      List<Integer> parentIds = new ArrayList<>();
+      for (Stage parent : parents) {
+        Stage known = parent.id() < stages.size() ? stages.get(parent.id()) : null;
+        if (known == null || !known.name().equals(parent.name())) {
+          throw new IllegalArgumentException("stage '" + parent.name() + "' is not a stage of"
+              + " job " + name);
+        }
+        if (known.consumer() >= 0) {
+          throw new IllegalArgumentException("stage '" + known.name() + "' already feeds stage '"
+              + stages.get(known.consumer()).name() + "'; a stage's records feed one stage");
+        }
+        parentIds.add(known.id());
+      }
+      for (int parentId : parentIds) {
+        Stage p = stages.get(parentId);
+        stages.set(parentId, new Stage(p.id(), p.name(), p.splits(), p.parents(), p.tasks(),
+            p.taskClass(), id));
+      }
+      return add(stageName, List.of(), parentIds, partitions, reducer.getName());
+    }
+
+    /**
+     * Ends the plan: {@code last} must be a shuffle stage that feeds nothing, and every other
+     * stage must feed one; its reducers write under {@code outputPath} (empty: no output).
+     */
+    public JobPlan output(Stage last, String outputPath) {
+      if (stages.isEmpty() || last.id() != stages.size() - 1) {
+        throw new IllegalArgumentException("the output stage of job " + name
+            + " must be the last stage added");
+      }
+      if (last.isInput()) {
+        throw new IllegalArgumentException("the output stage of job " + name
+            + " must be a shuffle stage (reducers write the output)");
+      }
+      for (Stage s : stages) {
+        if (s.id() != last.id() && stages.get(s.id()).consumer() < 0) {
+          throw new IllegalArgumentException("stage '" + s.name() + "' of job " + name
+              + " feeds no stage");
+        }
+      }
+      return new JobPlan(name, stages, outputPath == null ? "" : outputPath);
+    }
+
+    private Stage add(String stageName, List<InputSplit> splits, List<Integer> parents,
+        int tasks, String taskClass) {
+      Stage stage = new Stage(stages.size(), stageName, splits, parents, tasks, taskClass, -1);
+      stages.add(stage);
+      return stage;
     }
   }
 }

@@ -84,8 +84,8 @@ public final class SleepJob implements TideJob {
     for (int i = 0; i < spec.maps(); i++) {
       splits.add(new InputSplit(ByteBuffer.allocate(4).putInt(i).array(), List.of()));
     }
-    return new JobPlan("sleep", splits, SleepMapper.class.getName(),
-        SleepReducer.class.getName(), spec.reduces(), spec.output());
+    return JobPlan.mapReduce("sleep", splits, SleepMapper.class, SleepReducer.class,
+        spec.reduces(), spec.output());
   }
 
   /** Sleeps, then emits its share of synthetic records to every reducer. */

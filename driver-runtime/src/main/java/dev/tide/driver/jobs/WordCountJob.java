@@ -37,8 +37,8 @@ public final class WordCountJob implements TideJob {
     int reducers = TideOptions.WORDCOUNT_REDUCERS.get(context.conf());
     long splitSize = TideOptions.WORDCOUNT_SPLIT_SIZE.get(context.conf());
     List<InputSplit> splits = FileRangeSplits.plan(context.conf(), args.get(0), splitSize);
-    return new JobPlan("wordcount", splits, WordCountMapper.class.getName(),
-        WordCountReducer.class.getName(), reducers, args.get(1));
+    return JobPlan.mapReduce("wordcount", splits, WordCountMapper.class,
+        WordCountReducer.class, reducers, args.get(1));
   }
 
   /**

@@ -105,18 +105,21 @@ public final class RpcCodec {
     out.writeInt(t.stageId());
     out.writeInt(t.index());
     out.writeInt(t.attempt());
-    out.writeInt(t.shuffleId());
-    out.writeInt(t.reducers());
     writeString(out, t.taskClass());
     writeBytes(out, t.splitPayload());
     out.writeInt(t.preferredHosts().size());
     t.preferredHosts().forEach(h -> writeString(out, h));
-    out.writeInt(t.mapOutputs().size());
-    for (MapLocation l : t.mapOutputs()) {
-      out.writeInt(l.mapId());
-      writeString(out, l.host());
-      out.writeInt(l.shufflePort());
+    out.writeInt(t.inputs().size());
+    for (TaskDescription.ShuffleInput input : t.inputs()) {
+      out.writeInt(input.shuffleId());
+      out.writeInt(input.mapOutputs().size());
+      for (MapLocation l : input.mapOutputs()) {
+        out.writeInt(l.mapId());
+        writeString(out, l.host());
+        out.writeInt(l.shufflePort());
+      }
     }
+    out.writeInt(t.outputPartitions());
     writeString(out, t.outputPath());
   }
 
@@ -129,8 +132,6 @@ public final class RpcCodec {
     int stageId = readInt(in);
     int index = readInt(in);
     int attempt = readInt(in);
-    int shuffleId = readInt(in);
-    int reducers = readInt(in);
     String taskClass = readString(in);
     byte[] split = readBytes(in);
     int hostCount = readCount(in, 4);
@@ -138,13 +139,20 @@ public final class RpcCodec {
     for (int i = 0; i < hostCount; i++) {
       hosts.add(readString(in));
     }
-    int mapCount = readCount(in, 12);
-    List<MapLocation> outputs = new ArrayList<>(mapCount);
-    for (int i = 0; i < mapCount; i++) {
-      outputs.add(new MapLocation(readInt(in), readString(in), readInt(in)));
+    int inputCount = readCount(in, 8);
+    List<TaskDescription.ShuffleInput> inputs = new ArrayList<>(inputCount);
+    for (int s = 0; s < inputCount; s++) {
+      int shuffleId = readInt(in);
+      int mapCount = readCount(in, 12);
+      List<MapLocation> outputs = new ArrayList<>(mapCount);
+      for (int i = 0; i < mapCount; i++) {
+        outputs.add(new MapLocation(readInt(in), readString(in), readInt(in)));
+      }
+      inputs.add(new TaskDescription.ShuffleInput(shuffleId, outputs));
     }
+    int outputPartitions = readInt(in);
     return new TaskDescription(taskId, TaskDescription.Kind.values()[kind], stageId, index,
-        attempt, shuffleId, reducers, taskClass, split, hosts, outputs, readString(in));
+        attempt, taskClass, split, hosts, inputs, outputPartitions, readString(in));
   }
 
   private static void writeOutcome(ByteBuf out, TaskOutcome o) {
@@ -154,6 +162,7 @@ public final class RpcCodec {
     writeString(out, o.fetchHost());
     out.writeInt(o.fetchPort());
     out.writeByte(o.wholeServiceLost() ? 1 : 0);
+    out.writeInt(o.lostShuffleId());
     out.writeInt(o.lostMapIds().size());
     o.lostMapIds().forEach(out::writeInt);
     out.writeInt(o.metrics().size());
@@ -173,6 +182,7 @@ public final class RpcCodec {
     String fetchHost = readString(in);
     int fetchPort = readInt(in);
     boolean wholeService = readUnsignedByte(in) != 0;
+    int lostShuffleId = readInt(in);
     int lostCount = readCount(in, 4);
     List<Integer> lost = new ArrayList<>(lostCount);
     for (int i = 0; i < lostCount; i++) {
@@ -184,7 +194,7 @@ public final class RpcCodec {
       metrics.put(readString(in), readLong(in));
     }
     return new TaskOutcome(taskId, TaskOutcome.State.values()[state], message, fetchHost,
-        fetchPort, wholeService, lost, metrics);
+        fetchPort, wholeService, lostShuffleId, lost, metrics);
   }
 
   private static void writeString(ByteBuf out, String s) {

@@ -4,34 +4,33 @@ import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.TaskDescription.Kind;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The task scheduler of one job: a map stage (one task per split) feeding a shuffle, then a
- * reduce stage (one task per partition) that starts once every map output is committed. It tracks
- * executors and their free slots, where each map output is served, attempts per task, and reruns
- * map outputs a reducer could not fetch.
+ * The task scheduler of one job: runs the stages of its {@link JobPlan} in dependency order. An
+ * input stage's map tasks are queued at once; a shuffle stage's tasks once every output of each
+ * parent stage exists. It tracks executors and their free slots, where each stage's outputs are
+ * served, attempts per task, and reruns outputs a reduce task could not fetch (and, when a stage
+ * needs them again, any outputs lost since).
  *
  * <p>Not thread-safe: the driver's event loop owns it. Time comes from the injected clock.
  */
 public final class JobScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(JobScheduler.class);
-  static final int SHUFFLE_ID = 0;
-  static final int MAP_STAGE = 0;
-  static final int REDUCE_STAGE = 1;
 
   private final JobPlan plan;
   private final int slotsPerExecutor;
@@ -42,22 +41,14 @@ public final class JobScheduler {
   private final EventLog events;
 
   private final Map<String, ExecutorSlots> executors = new LinkedHashMap<>();
-  private final Deque<Integer> pendingMaps = new ArrayDeque<>();
-  private final Deque<Integer> pendingReduces = new ArrayDeque<>();
+  private final List<StageProgress> stages = new ArrayList<>();
   private final Map<Long, Running> running = new HashMap<>();
-  private final Map<Integer, MapLocation> mapOutputs = new TreeMap<>();
-  private final Map<Integer, Boolean> reduceDone = new HashMap<>();
-  private final int[] mapFailures;
-  private final int[] reduceFailures;
-  private final int[] mapAttempts;
-  private final int[] reduceAttempts;
   private int fetchFailures;
-  /** Rounds of map reruns after fetch failures since a reduce last succeeded. */
+  /** Rounds of reruns after fetch failures since a shuffle-reading task last succeeded. */
   private int fetchFailureRounds;
-  /** Whether maps lost in the current round are still being recomputed. */
-  private boolean rerunRoundOpen;
+  /** Stages whose outputs lost in the current round are still being recomputed. */
+  private final Set<Integer> rerunStages = new HashSet<>();
   private long nextTaskId = 1;
-  private boolean reduceStageSubmitted;
   private String failure;
 
   /** An executor as the scheduler sees it. */
@@ -105,8 +96,8 @@ public final class JobScheduler {
   public static final int DEFAULT_FETCH_FAILURE_ROUNDS = 4;
 
   /**
-   * @param maxFetchFailureRounds rounds of map reruns after fetch failures, with no reduce task
-   *     succeeding in between, after which the job fails
+   * @param maxFetchFailureRounds rounds of output reruns after fetch failures, with no
+   *     shuffle-reading task succeeding in between, after which the job fails
    *     ({@code tide.stage.maxConsecutiveAttempts})
    */
   public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts,
@@ -115,18 +106,14 @@ public final class JobScheduler {
     this.maxFetchFailureRounds = maxFetchFailureRounds;
     this.slotsPerExecutor = slotsPerExecutor;
     this.maxAttempts = maxAttempts;
-    this.maxFetchFailures = Math.max(4, maxAttempts * plan.splits().size());
+    this.maxFetchFailures = Math.max(4,
+        maxAttempts * (plan.totalTasks() - plan.last().tasks()));
     this.clock = clock;
     this.events = events;
-    int maps = plan.splits().size();
-    this.mapFailures = new int[maps];
-    this.mapAttempts = new int[maps];
-    this.reduceFailures = new int[plan.reducers()];
-    this.reduceAttempts = new int[plan.reducers()];
-    for (int i = 0; i < maps; i++) {
-      pendingMaps.add(i);
+    for (JobPlan.Stage stage : plan.stages()) {
+      stages.add(new StageProgress(stage));
     }
-    events.record("stageSubmitted", "stage", MAP_STAGE, "tasks", maps);
+    submitReadyStages();
   }
 
   public void executorAdded(String executorId, String host, int shufflePort) {
@@ -145,10 +132,10 @@ public final class JobScheduler {
         it.remove();
         LOG.info("Task {} lost with executor {} ({}); it will run again",
             r.task().describe(), executorId, reason);
-        events.record("taskEnd", "task", r.task().taskId(), "kind", r.task().kind(),
-            "index", r.task().index(), "attempt", r.task().attempt(), "executor", executorId,
-            "result", "EXECUTOR_LOST");
-        requeue(r.task());
+        events.record("taskEnd", "task", r.task().taskId(), "stage", r.task().stageId(),
+            "kind", r.task().kind(), "index", r.task().index(), "attempt", r.task().attempt(),
+            "executor", executorId, "result", "EXECUTOR_LOST");
+        stages.get(r.task().stageId()).requeue(r.task().index());
       }
     }
     // Map outputs stay where they are: the node's tide_shuffle service serves them.
@@ -176,6 +163,7 @@ public final class JobScheduler {
     if (failure != null) {
       return assignments;
     }
+    scheduleMissingParentOutputs();
     boolean progress = true;
     while (progress) {
       progress = false;
@@ -188,9 +176,9 @@ public final class JobScheduler {
           e.busy++;
           running.put(task.get().taskId(), new Running(task.get(), e.id));
           assignments.add(new Assignment(e.id, task.get()));
-          events.record("taskStart", "task", task.get().taskId(), "kind", task.get().kind(),
-              "index", task.get().index(), "attempt", task.get().attempt(), "executor", e.id,
-              "host", e.host);
+          events.record("taskStart", "task", task.get().taskId(), "stage",
+              task.get().stageId(), "kind", task.get().kind(), "index", task.get().index(),
+              "attempt", task.get().attempt(), "executor", e.id, "host", e.host);
           progress = true;
         }
       }
@@ -198,32 +186,100 @@ public final class JobScheduler {
     return assignments;
   }
 
+  /** A runnable stage's next task, earlier stages first; a map task local to {@code host} first. */
   private Optional<TaskDescription> nextTaskFor(String host) {
-    if (!pendingMaps.isEmpty()) {
-      Integer chosen = null;
-      for (Integer mapId : pendingMaps) {
-        if (plan.splits().get(mapId).preferredHosts().contains(host)) {
-          chosen = mapId;
-          break;
+    StageProgress first = null;
+    for (StageProgress stage : stages) {
+      if (!isRunnable(stage) || stage.pending.isEmpty()) {
+        continue;
+      }
+      if (first == null) {
+        first = stage;
+      }
+      if (stage.stage.isInput()) {
+        for (Integer index : stage.pending) {
+          if (stage.stage.splits().get(index).preferredHosts().contains(host)) {
+            stage.pending.remove(index);
+            return Optional.of(newTask(stage, index));
+          }
         }
       }
-      if (chosen == null) {
-        chosen = pendingMaps.peekFirst();
+    }
+    if (first == null) {
+      return Optional.empty();
+    }
+    return Optional.of(newTask(first, first.pending.pollFirst()));
+  }
+
+  private TaskDescription newTask(StageProgress progress, int index) {
+    JobPlan.Stage stage = progress.stage;
+    boolean last = stage.consumer() < 0;
+    if (stage.isInput()) {
+      InputSplit split = stage.splits().get(index);
+      return new TaskDescription(nextTaskId++, Kind.MAP, stage.id(), index,
+          progress.attempts[index]++, stage.taskClass(), split.payload(),
+          split.preferredHosts(), List.of(), plan.outputPartitions(stage.id()),
+          last ? plan.outputPath() : "");
+    }
+    List<TaskDescription.ShuffleInput> inputs = new ArrayList<>();
+    for (int parent : stage.parents()) {
+      inputs.add(new TaskDescription.ShuffleInput(parent, stages.get(parent).outputs()));
+    }
+    return new TaskDescription(nextTaskId++, Kind.REDUCE, stage.id(), index,
+        progress.attempts[index]++, stage.taskClass(), new byte[0], List.of(), inputs,
+        plan.outputPartitions(stage.id()), last ? plan.outputPath() : "");
+  }
+
+  /** Queued once its parents' outputs all existed, and they all exist now. */
+  private boolean isRunnable(StageProgress stage) {
+    if (!stage.submitted) {
+      return false;
+    }
+    for (int parent : stage.stage.parents()) {
+      if (!stages.get(parent).isComplete()) {
+        return false;
       }
-      pendingMaps.remove(chosen);
-      InputSplit split = plan.splits().get(chosen);
-      return Optional.of(new TaskDescription(nextTaskId++, Kind.MAP, MAP_STAGE, chosen,
-          mapAttempts[chosen]++, SHUFFLE_ID, plan.reducers(), plan.mapperClass(),
-          split.payload(), split.preferredHosts(), List.of(), plan.outputPath()));
     }
-    if (reduceStageSubmitted && mapOutputs.size() == plan.splits().size()
-        && !pendingReduces.isEmpty()) {
-      int partition = pendingReduces.pollFirst();
-      return Optional.of(new TaskDescription(nextTaskId++, Kind.REDUCE, REDUCE_STAGE, partition,
-          reduceAttempts[partition]++, SHUFFLE_ID, plan.reducers(), plan.reducerClass(),
-          new byte[0], List.of(), new ArrayList<>(mapOutputs.values()), plan.outputPath()));
+    return true;
+  }
+
+  /**
+   * A stage with tasks waiting needs every output of its parents: queues each one that is
+   * missing (lost with its node, or found unreadable) and is neither waiting nor running.
+   */
+  private void scheduleMissingParentOutputs() {
+    for (int id = stages.size() - 1; id >= 0; id--) {
+      StageProgress stage = stages.get(id);
+      if (!stage.submitted || (stage.pending.isEmpty() && !hasRunning(id))) {
+        continue;
+      }
+      for (int parentId : stage.stage.parents()) {
+        StageProgress parent = stages.get(parentId);
+        for (int i = 0; i < parent.stage.tasks(); i++) {
+          if (!parent.isDone(i) && !parent.pending.contains(i) && !isRunning(parentId, i)) {
+            parent.pending.add(i);
+          }
+        }
+      }
     }
-    return Optional.empty();
+  }
+
+  private boolean hasRunning(int stageId) {
+    for (Running r : running.values()) {
+      if (r.task().stageId() == stageId) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean isRunning(int stageId, int index) {
+    for (Running r : running.values()) {
+      if (r.task().stageId() == stageId && r.task().index() == index) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Applies an executor's report of how a task attempt ended. */
@@ -240,9 +296,9 @@ public final class JobScheduler {
         e.idleSinceMillis = clock.getAsLong();
       }
     }
-    List<Object> fields = new ArrayList<>(List.of("task", task.taskId(), "kind", task.kind(),
-        "index", task.index(), "attempt", task.attempt(), "executor", r.executorId(),
-        "result", outcome.state()));
+    List<Object> fields = new ArrayList<>(List.<Object>of("task", task.taskId(), "stage",
+        task.stageId(), "kind", task.kind(), "index", task.index(), "attempt", task.attempt(),
+        "executor", r.executorId(), "result", outcome.state()));
     outcome.metrics().forEach((k, v) -> {
       fields.add(k);
       fields.add(v);
@@ -260,103 +316,123 @@ public final class JobScheduler {
   }
 
   private void succeeded(TaskDescription task, ExecutorSlots e) {
-    if (task.kind() == Kind.MAP) {
-      if (e == null) {
-        // The executor vanished before its report was read; rerun to learn a location.
-        requeue(task);
-        return;
-      }
-      mapOutputs.put(task.index(), new MapLocation(task.index(), e.host, e.shufflePort));
-      if (mapOutputs.size() == plan.splits().size()) {
-        rerunRoundOpen = false;
-      }
-      if (mapOutputs.size() == plan.splits().size() && !reduceStageSubmitted) {
-        reduceStageSubmitted = true;
-        events.record("stageCompleted", "stage", MAP_STAGE);
-        events.record("stageSubmitted", "stage", REDUCE_STAGE, "tasks", plan.reducers());
-        for (int p = 0; p < plan.reducers(); p++) {
-          pendingReduces.add(p);
-        }
-      }
-    } else {
+    StageProgress stage = stages.get(task.stageId());
+    if (stage.stage.consumer() >= 0 && e == null) {
+      // The executor vanished before its report was read; rerun to learn a location.
+      stage.requeue(task.index());
+      return;
+    }
+    if (!stage.stage.isInput()) {
       fetchFailureRounds = 0;
-      reduceDone.put(task.index(), true);
-      if (isDone()) {
-        events.record("stageCompleted", "stage", REDUCE_STAGE);
+    }
+    String host = e == null ? "" : e.host;
+    stage.setOutput(task.index(), new MapLocation(task.index(), host,
+        e == null ? 0 : e.shufflePort));
+    if (!stage.isComplete()) {
+      return;
+    }
+    rerunStages.remove(stage.stage.id());
+    if (!stage.completedOnce) {
+      stage.completedOnce = true;
+      events.record("stageCompleted", "stage", stage.stage.id(), "name", stage.stage.name());
+      LOG.info("Stage {} completed ({} tasks)", stage.label(), stage.stage.tasks());
+    }
+    submitReadyStages();
+  }
+
+  /** Queues the tasks of every stage not yet submitted whose parents' outputs all exist. */
+  private void submitReadyStages() {
+    for (StageProgress stage : stages) {
+      if (!stage.submitted && isParentsComplete(stage)) {
+        stage.submit();
+        events.record("stageSubmitted", "stage", stage.stage.id(), "name", stage.stage.name(),
+            "tasks", stage.stage.tasks(), "parents", stage.stage.parents().toString());
       }
     }
   }
 
+  private boolean isParentsComplete(StageProgress stage) {
+    for (int parent : stage.stage.parents()) {
+      if (!stages.get(parent).isComplete()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void failed(TaskDescription task, String executorId, String message) {
-    int[] failures = task.kind() == Kind.MAP ? mapFailures : reduceFailures;
-    failures[task.index()]++;
+    StageProgress stage = stages.get(task.stageId());
+    int failures = ++stage.failures[task.index()];
     LOG.warn("Task {} failed on executor {} ({} of {} attempts): {}", task.describe(),
-        executorId, failures[task.index()], maxAttempts, message);
-    if (failures[task.index()] >= maxAttempts) {
+        executorId, failures, maxAttempts, message);
+    if (failures >= maxAttempts) {
       failure = "task " + task.kind().name().toLowerCase() + " " + task.index() + " failed "
-          + failures[task.index()] + " times; last failure on executor " + executorId + ": "
-          + message;
+          + failures + " times (stage " + stage.label() + "); last failure on executor "
+          + executorId + ": " + message;
       return;
     }
-    requeue(task);
+    stage.requeue(task.index());
   }
 
   private void fetchFailed(TaskDescription task, TaskOutcome outcome) {
     fetchFailures++;
-    List<Integer> lost = new ArrayList<>(outcome.lostMapIds());
+    StageProgress reader = stages.get(task.stageId());
+    int shuffle = outcome.lostShuffleId();
+    if (!reader.stage.parents().contains(shuffle)) {
+      failure = "task " + task.describe() + " reported a fetch failure of shuffle " + shuffle
+          + ", which its stage does not read: " + outcome.message();
+      return;
+    }
+    Map<Integer, Set<Integer>> lost = new TreeMap<>();
+    lost.computeIfAbsent(shuffle, k -> new TreeSet<>()).addAll(outcome.lostMapIds());
     if (outcome.wholeServiceLost()) {
-      for (MapLocation location : mapOutputs.values()) {
-        if (location.host().equals(outcome.fetchHost())
-            && location.shufflePort() == outcome.fetchPort()) {
-          lost.add(location.mapId());
+      for (StageProgress stage : stages) {
+        if (stage.stage.consumer() >= 0) {
+          lost.computeIfAbsent(stage.stage.id(), k -> new TreeSet<>())
+              .addAll(stage.outputsAt(outcome.fetchHost(), outcome.fetchPort()));
         }
       }
     }
-    LOG.warn("Reduce {} could not fetch map outputs {} from {}:{} ({}); rerunning them",
-        task.index(), lost, outcome.fetchHost(), outcome.fetchPort(), outcome.message());
+    LOG.warn("Task {} could not fetch map outputs {} (by stage) from {}:{} ({}); rerunning them",
+        task.describe(), lost, outcome.fetchHost(), outcome.fetchPort(), outcome.message());
     if (fetchFailures > maxFetchFailures) {
       failure = "too many shuffle fetch failures (" + fetchFailures + "); last: "
           + outcome.message();
       return;
     }
     boolean newlyLost = false;
-    for (Integer mapId : lost) {
-      if (mapOutputs.containsKey(mapId)) {
-        newlyLost = true;
+    for (Map.Entry<Integer, Set<Integer>> e : lost.entrySet()) {
+      for (int index : e.getValue()) {
+        newlyLost |= stages.get(e.getKey()).isDone(index);
       }
     }
-    if (newlyLost && !rerunRoundOpen) {
+    if (newlyLost && rerunStages.isEmpty()) {
       fetchFailureRounds++;
-      rerunRoundOpen = true;
       if (fetchFailureRounds > maxFetchFailureRounds) {
-        failure = "the reduce stage could not fetch its input in " + fetchFailureRounds
-            + " consecutive rounds of map reruns (tide.stage.maxConsecutiveAttempts = "
-            + maxFetchFailureRounds + "); last: reduce " + task.index() + " from "
+        failure = "stage " + reader.label() + " could not fetch its input in "
+            + fetchFailureRounds + " consecutive rounds of map reruns"
+            + " (tide.stage.maxConsecutiveAttempts = " + maxFetchFailureRounds + "); last: "
+            + task.kind().name().toLowerCase() + " " + task.index() + " from "
             + outcome.fetchHost() + ":" + outcome.fetchPort() + ": " + outcome.message();
         return;
       }
     }
-    for (Integer mapId : lost) {
-      if (mapOutputs.remove(mapId) != null) {
-        pendingMaps.add(mapId);
-        events.record("mapOutputLost", "map", mapId, "host", outcome.fetchHost());
+    for (Map.Entry<Integer, Set<Integer>> e : lost.entrySet()) {
+      StageProgress stage = stages.get(e.getKey());
+      for (int index : e.getValue()) {
+        if (stage.loseOutput(index)) {
+          rerunStages.add(stage.stage.id());
+          events.record("mapOutputLost", "stage", stage.stage.id(), "map", index, "host",
+              outcome.fetchHost());
+        }
       }
     }
-    pendingReduces.addFirst(task.index());
-  }
-
-  private void requeue(TaskDescription task) {
-    if (task.kind() == Kind.MAP) {
-      if (!mapOutputs.containsKey(task.index()) && !pendingMaps.contains(task.index())) {
-        pendingMaps.addFirst(task.index());
-      }
-    } else if (!reduceDone.containsKey(task.index())) {
-      pendingReduces.addFirst(task.index());
-    }
+    reader.requeue(task.index());
+    scheduleMissingParentOutputs();
   }
 
   public boolean isDone() {
-    return reduceDone.size() == plan.reducers();
+    return stages.get(stages.size() - 1).isComplete();
   }
 
   /** Why the job failed, if it did. */
@@ -364,16 +440,26 @@ public final class JobScheduler {
     return Optional.ofNullable(failure);
   }
 
-  /** Tasks of submitted stages not yet started (reduces waiting for reruns included). */
+  /** Tasks of submitted stages not yet started (tasks waiting for reruns included). */
   public int pendingTasks() {
-    return pendingMaps.size() + (reduceStageSubmitted ? pendingReduces.size() : 0);
+    int n = 0;
+    for (StageProgress stage : stages) {
+      if (stage.submitted) {
+        n += stage.pending.size();
+      }
+    }
+    return n;
   }
 
-  /** Pending tasks that can start now (map tasks, or reduces once all map outputs exist). */
+  /** Pending tasks that can start now: their stage's parent outputs all exist. */
   public int runnablePendingTasks() {
-    int reduces = reduceStageSubmitted && mapOutputs.size() == plan.splits().size()
-        ? pendingReduces.size() : 0;
-    return pendingMaps.size() + reduces;
+    int n = 0;
+    for (StageProgress stage : stages) {
+      if (isRunnable(stage)) {
+        n += stage.pending.size();
+      }
+    }
+    return n;
   }
 
   public int runningTasks() {
@@ -383,9 +469,11 @@ public final class JobScheduler {
   /** For each host, how many pending map tasks prefer it. */
   public Map<String, Integer> hostToLocalTaskCount() {
     Map<String, Integer> counts = new TreeMap<>();
-    for (Integer mapId : pendingMaps) {
-      for (String host : plan.splits().get(mapId).preferredHosts()) {
-        counts.merge(host, 1, Integer::sum);
+    for (StageProgress stage : pendingInputStages()) {
+      for (Integer index : stage.pending) {
+        for (String host : stage.stage.splits().get(index).preferredHosts()) {
+          counts.merge(host, 1, Integer::sum);
+        }
       }
     }
     return counts;
@@ -393,12 +481,24 @@ public final class JobScheduler {
 
   public int localityAwareTasks() {
     int n = 0;
-    for (Integer mapId : pendingMaps) {
-      if (!plan.splits().get(mapId).preferredHosts().isEmpty()) {
-        n++;
+    for (StageProgress stage : pendingInputStages()) {
+      for (Integer index : stage.pending) {
+        if (!stage.stage.splits().get(index).preferredHosts().isEmpty()) {
+          n++;
+        }
       }
     }
     return n;
+  }
+
+  private List<StageProgress> pendingInputStages() {
+    List<StageProgress> input = new ArrayList<>();
+    for (StageProgress stage : stages) {
+      if (stage.submitted && stage.stage.isInput() && !stage.pending.isEmpty()) {
+        input.add(stage);
+      }
+    }
+    return input;
   }
 
   public List<IdleExecutor> idleExecutors() {
@@ -422,18 +522,29 @@ public final class JobScheduler {
     return n;
   }
 
+  /** 1-based: the first stage not complete now (the last stage once the job is done). */
   public int stageIndex() {
-    if (isDone()) {
-      return 2;
+    for (StageProgress stage : stages) {
+      if (!stage.isComplete()) {
+        return stage.stage.id() + 1;
+      }
     }
-    return reduceStageSubmitted ? 2 : 1;
+    return stages.size();
+  }
+
+  public int stageCount() {
+    return stages.size();
   }
 
   public int tasksDone() {
-    return mapOutputs.size() + reduceDone.size();
+    int n = 0;
+    for (StageProgress stage : stages) {
+      n += stage.doneTasks();
+    }
+    return n;
   }
 
   public int tasksTotal() {
-    return plan.splits().size() + plan.reducers();
+    return plan.totalTasks();
   }
 }

@@ -3,23 +3,33 @@ package dev.tide.driver.scheduler;
 import java.util.List;
 
 /**
- * Everything an executor needs to run one task attempt. Map tasks carry their split; reduce
- * tasks carry the locations of every map output of the shuffle.
+ * Everything an executor needs to run one task attempt. Map tasks (of an input stage) carry their
+ * split; reduce tasks carry, for each parent stage, where every map output of its shuffle is
+ * served. A task that feeds a later stage writes one map output of shuffle {@code stageId} with
+ * {@code outputPartitions} partitions; a task of the last stage writes under {@code outputPath}.
  *
  * @param taskId unique per attempt within the application
- * @param index the map id (map stage) or the reduce partition (reduce stage)
+ * @param index the task's index in its stage: the split, or the partition it reduces
+ * @param outputPartitions partitions of the shuffle this task writes; 0 for the last stage
  */
 public record TaskDescription(long taskId, Kind kind, int stageId, int index, int attempt,
-    int shuffleId, int reducers, String taskClass, byte[] splitPayload,
-    List<String> preferredHosts, List<MapLocation> mapOutputs, String outputPath) {
+    String taskClass, byte[] splitPayload, List<String> preferredHosts,
+    List<ShuffleInput> inputs, int outputPartitions, String outputPath) {
 
-  /** Which side of the shuffle a task is on. */
+  /** Whether a task reads a split (MAP) or shuffled records (REDUCE). */
   public enum Kind { MAP, REDUCE }
+
+  /** One parent stage's shuffle, as a reduce task reads it. */
+  public record ShuffleInput(int shuffleId, List<MapLocation> mapOutputs) {
+    public ShuffleInput {
+      mapOutputs = List.copyOf(mapOutputs);
+    }
+  }
 
   public TaskDescription {
     splitPayload = splitPayload.clone();
     preferredHosts = List.copyOf(preferredHosts);
-    mapOutputs = List.copyOf(mapOutputs);
+    inputs = List.copyOf(inputs);
   }
 
   @Override
@@ -27,8 +37,14 @@ public record TaskDescription(long taskId, Kind kind, int stageId, int index, in
     return splitPayload.clone();
   }
 
-  /** e.g. {@code map 3 (attempt 0)} */
+  /** The shuffle a task writes: its own stage's id. */
+  public int shuffleId() {
+    return stageId;
+  }
+
+  /** e.g. {@code map 3 (stage 0, attempt 0)} */
   public String describe() {
-    return kind.name().toLowerCase() + " " + index + " (attempt " + attempt + ")";
+    return kind.name().toLowerCase() + " " + index + " (stage " + stageId + ", attempt "
+        + attempt + ")";
   }
 }

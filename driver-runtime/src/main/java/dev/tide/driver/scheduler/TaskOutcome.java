@@ -6,11 +6,12 @@ import java.util.Map;
 /**
  * How a task attempt ended, as its executor reports it.
  *
- * @param lostMapIds for a fetch failure: the map outputs that could not be read
+ * @param lostShuffleId for a fetch failure: the shuffle (the id of the stage that wrote it)
+ * @param lostMapIds for a fetch failure: the map outputs of that shuffle that could not be read
  * @param metrics small counters for the event log (bytes fetched, fetch start time ...)
  */
 public record TaskOutcome(long taskId, State state, String message, String fetchHost,
-    int fetchPort, boolean wholeServiceLost, List<Integer> lostMapIds,
+    int fetchPort, boolean wholeServiceLost, int lostShuffleId, List<Integer> lostMapIds,
     Map<String, Long> metrics) {
 
   /** The end state of an attempt. */
@@ -28,10 +29,12 @@ public record TaskOutcome(long taskId, State state, String message, String fetch
   }
 
   public static TaskOutcome succeeded(long taskId, Map<String, Long> metrics) {
-    return new TaskOutcome(taskId, State.SUCCEEDED, "", "", 0, false, List.of(), metrics);
+    return new TaskOutcome(taskId, State.SUCCEEDED, "", "", 0, false, 0, List.of(),
+        metrics);
   }
 
   public static TaskOutcome failed(long taskId, String message) {
-    return new TaskOutcome(taskId, State.FAILED, message, "", 0, false, List.of(), Map.of());
+    return new TaskOutcome(taskId, State.FAILED, message, "", 0, false, 0, List.of(),
+        Map.of());
   }
 }

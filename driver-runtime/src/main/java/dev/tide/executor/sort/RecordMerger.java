@@ -46,6 +46,11 @@ public final class RecordMerger implements SortedRecords {
     return inputs.get(current).key();
   }
 
+  /** Which input the current record came from (its position in the list given). */
+  public int input() {
+    return current;
+  }
+
   @Override
   public byte[] value() {
     return inputs.get(current).value();

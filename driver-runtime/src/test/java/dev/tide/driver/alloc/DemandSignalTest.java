@@ -29,8 +29,9 @@ class DemandSignalTest {
   void targetIsExactAfterABurstOfOneHundredThousandTaskEvents() {
     ManualClock clock = new ManualClock(0);
     // One map and 60,000 reduces: the burst is in the reduce stage.
-    JobPlan plan = new JobPlan("burst", List.of(new InputSplit(new byte[0], List.of())), "M",
-        "R", REDUCES, "");
+    JobPlan plan = JobPlan.mapReduce("burst", List.of(new InputSplit(new byte[0], List.of())),
+        dev.tide.driver.jobs.SleepJob.SleepMapper.class,
+        dev.tide.driver.jobs.SleepJob.SleepReducer.class, REDUCES, "");
     JobScheduler scheduler = new JobScheduler(plan, SLOTS, 2, clock, EventLog.disabled());
     BatchAllocationPolicy policy = new BatchAllocationPolicy(
         AllocationSettings.defaults(0, Integer.MAX_VALUE, SLOTS), new ExponentialRampUp());

@@ -30,9 +30,12 @@ class RpcCodecTest {
 
   @Test
   void everyMessageRoundTrips() {
-    TaskDescription reduce = new TaskDescription(7, TaskDescription.Kind.REDUCE, 1, 2, 3, 0, 4,
-        "a.Reducer", new byte[] {1, 2}, List.of("h1", "h2"),
-        List.of(new MapLocation(0, "h1", 7447), new MapLocation(5, "h2", 7448)), "hdfs:///o");
+    TaskDescription reduce = new TaskDescription(7, TaskDescription.Kind.REDUCE, 2, 2, 3,
+        "a.Reducer", new byte[] {1, 2}, List.of("h1", "h2"), List.of(
+            new TaskDescription.ShuffleInput(0, List.of(new MapLocation(0, "h1", 7447),
+                new MapLocation(5, "h2", 7448))),
+            new TaskDescription.ShuffleInput(1, List.of(new MapLocation(1, "h3", 7449)))),
+        4, "hdfs:///o");
     assertEquals(new RpcMessage.RegisterExecutor("12", "node-1", 4, 412),
         roundTrip(new RpcMessage.RegisterExecutor("12", "node-1", 4, 412)));
     assertArrayEquals(new byte[] {9, 8, 7},
@@ -42,13 +45,14 @@ class RpcCodecTest {
         roundTrip(new RpcMessage.RegisterRejected("no")));
     TaskDescription decoded =
         ((RpcMessage.LaunchTask) roundTrip(new RpcMessage.LaunchTask(reduce))).task();
-    assertEquals(reduce.mapOutputs(), decoded.mapOutputs());
+    assertEquals(reduce.inputs(), decoded.inputs());
+    assertEquals(4, decoded.outputPartitions());
     assertEquals(reduce.preferredHosts(), decoded.preferredHosts());
     assertArrayEquals(reduce.splitPayload(), decoded.splitPayload());
     assertEquals(reduce.describe(), decoded.describe());
     assertEquals(reduce.outputPath(), decoded.outputPath());
     TaskOutcome fetchFailed = new TaskOutcome(7, TaskOutcome.State.FETCH_FAILED, "gone", "h2",
-        7448, true, List.of(5, 6), Map.of("bytesFetched", 10L));
+        7448, true, 1, List.of(5, 6), Map.of("bytesFetched", 10L));
     assertEquals(fetchFailed,
         ((RpcMessage.TaskStatus) roundTrip(new RpcMessage.TaskStatus(fetchFailed))).outcome());
     assertEquals(new RpcMessage.Shutdown("bye"), roundTrip(new RpcMessage.Shutdown("bye")));

@@ -13,6 +13,19 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class JobSchedulerTest {
+  /** Stands for a job's mapper: the scheduler only passes its name on. */
+  static final class M implements dev.tide.driver.job.Mapper {
+    @Override
+    public void map(InputSplit split, MapOutput output) {}
+  }
+
+  /** Stands for a job's reducer. */
+  static final class R implements dev.tide.driver.job.Reducer {
+    @Override
+    public void reduce(int partition, java.util.Iterator<dev.tide.driver.job.Record> records,
+        ReduceOutput output) {}
+  }
+
   private long now = 0;
 
   private JobScheduler scheduler(int maps, int reduces, List<String> hostsOfMap0) {
@@ -20,7 +33,7 @@ class JobSchedulerTest {
     for (int i = 0; i < maps; i++) {
       splits.add(new InputSplit(new byte[] {(byte) i}, i == 0 ? hostsOfMap0 : List.of()));
     }
-    JobPlan plan = new JobPlan("t", splits, "M", "R", reduces, "");
+    JobPlan plan = JobPlan.mapReduce("t", splits, M.class, R.class, reduces, "");
     return new JobScheduler(plan, 1, 2, () -> now, EventLog.disabled());
   }
 
@@ -45,8 +58,9 @@ class JobSchedulerTest {
     assertEquals(1, reduces.size());
     TaskDescription reduce = reduces.get(0).task();
     assertEquals(TaskDescription.Kind.REDUCE, reduce.kind());
-    assertEquals(List.of(new MapLocation(0, "hostA", 7001), new MapLocation(1, "hostB", 7002)),
-        reduce.mapOutputs());
+    assertEquals(List.of(new TaskDescription.ShuffleInput(0, List.of(
+        new MapLocation(0, "hostA", 7001), new MapLocation(1, "hostB", 7002)))),
+        reduce.inputs());
     succeed(s, reduces.get(0));
     assertTrue(s.isDone());
   }
@@ -103,7 +117,7 @@ class JobSchedulerTest {
     Assignment reduce = s.assignTasks().get(0);
     assertEquals(TaskDescription.Kind.REDUCE, reduce.task().kind());
     s.taskEnded(new TaskOutcome(reduce.task().taskId(), TaskOutcome.State.FETCH_FAILED,
-        "not found", "hostA", 1, false, List.of(1), Map.of()));
+        "not found", "hostA", 1, false, 0, List.of(1), Map.of()));
     Assignment rerun = s.assignTasks().get(0);
     assertEquals(TaskDescription.Kind.MAP, rerun.task().kind());
     assertEquals(1, rerun.task().index());
@@ -118,7 +132,7 @@ class JobSchedulerTest {
   void fetchFailureRoundsBeyondTheBoundFailTheJobWithTheDiagnosis() {
     List<InputSplit> splits = List.of(new InputSplit(new byte[] {0}, List.of()),
         new InputSplit(new byte[] {1}, List.of()));
-    JobScheduler s = new JobScheduler(new JobPlan("t", splits, "M", "R", 1, ""), 2, 100, 2,
+    JobScheduler s = new JobScheduler(JobPlan.mapReduce("t", splits, M.class, R.class, 1, ""), 2, 100, 2,
         () -> now, EventLog.disabled());
     s.executorAdded("1", "hostA", 1);
     for (Assignment a : s.assignTasks()) {
@@ -128,7 +142,7 @@ class JobSchedulerTest {
       Assignment reduce = s.assignTasks().get(0);
       assertEquals(TaskDescription.Kind.REDUCE, reduce.task().kind());
       s.taskEnded(new TaskOutcome(reduce.task().taskId(), TaskOutcome.State.FETCH_FAILED,
-          "connection refused", "hostA", 1, true, List.of(), Map.of()));
+          "connection refused", "hostA", 1, true, 0, List.of(), Map.of()));
       if (round <= 2) {
         assertFalse(s.failure().isPresent(), "round " + round);
         List<Assignment> reruns = s.assignTasks();
@@ -144,18 +158,18 @@ class JobSchedulerTest {
   @Test
   void aReduceThatSucceedsStartsTheRoundCountAgain() {
     List<InputSplit> splits = List.of(new InputSplit(new byte[] {0}, List.of()));
-    JobScheduler s = new JobScheduler(new JobPlan("t", splits, "M", "R", 2, ""), 2, 100, 1,
+    JobScheduler s = new JobScheduler(JobPlan.mapReduce("t", splits, M.class, R.class, 2, ""), 2, 100, 1,
         () -> now, EventLog.disabled());
     s.executorAdded("1", "hostA", 1);
     succeed(s, s.assignTasks().get(0));
     List<Assignment> reduces = s.assignTasks();
     s.taskEnded(new TaskOutcome(reduces.get(0).task().taskId(), TaskOutcome.State.FETCH_FAILED,
-        "not found", "hostA", 1, false, List.of(0), Map.of()));
+        "not found", "hostA", 1, false, 0, List.of(0), Map.of()));
     succeed(s, reduces.get(1));
     succeed(s, s.assignTasks().get(0)); // the map rerun
     Assignment again = s.assignTasks().get(0);
     s.taskEnded(new TaskOutcome(again.task().taskId(), TaskOutcome.State.FETCH_FAILED,
-        "not found", "hostA", 1, false, List.of(0), Map.of()));
+        "not found", "hostA", 1, false, 0, List.of(0), Map.of()));
     assertFalse(s.failure().isPresent(), "a reduce succeeded between the two rounds");
   }
 
@@ -168,7 +182,7 @@ class JobSchedulerTest {
     Assignment onOne = maps.stream().filter(a -> a.executorId().equals("1")).findFirst()
         .orElseThrow();
     s.taskEnded(new TaskOutcome(onOne.task().taskId(), TaskOutcome.State.FAILED,
-        "java.lang.OutOfMemoryError", "", 0, false, List.of(),
+        "java.lang.OutOfMemoryError", "", 0, false, 0, List.of(),
         Map.of(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 1L)));
     assertEquals(1, s.activeExecutors(), "the executor that ran out of heap is on its way out");
     assertTrue(s.assignTasks().isEmpty(), "its retry waits for a slot elsewhere");
@@ -196,5 +210,138 @@ class JobSchedulerTest {
     now = 700;
     succeed(s, second.get(0));
     assertEquals(List.of(new JobScheduler.IdleExecutor("1", 700)), s.idleExecutors());
+  }
+
+  private static List<InputSplit> splits(int n) {
+    List<InputSplit> splits = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      splits.add(new InputSplit(new byte[] {(byte) i}, List.of()));
+    }
+    return splits;
+  }
+
+  /** Runs every assignable task to success until none is left; returns them in order. */
+  private static List<TaskDescription> drain(JobScheduler s) {
+    List<TaskDescription> ran = new java.util.ArrayList<>();
+    for (List<Assignment> round = s.assignTasks(); !round.isEmpty(); round = s.assignTasks()) {
+      for (Assignment a : round) {
+        ran.add(a.task());
+        succeed(s, a);
+      }
+    }
+    return ran;
+  }
+
+  @Test
+  void chainOfThreeShuffleStagesRunsInOrderEachReadingItsParentsShuffle() {
+    JobPlan.Builder b = JobPlan.builder("chain");
+    JobPlan.Stage in = b.input("in", splits(3), M.class);
+    JobPlan.Stage one = b.shuffle("one", 2, R.class, in);
+    JobPlan.Stage two = b.shuffle("two", 4, R.class, one);
+    JobPlan plan = b.output(b.shuffle("three", 1, R.class, two), "");
+    JobScheduler s = new JobScheduler(plan, 2, 2, () -> now, EventLog.disabled());
+    s.executorAdded("1", "hostA", 7001);
+    s.executorAdded("2", "hostB", 7002);
+    assertEquals(3, s.pendingTasks(), "only the input stage is submitted at first");
+    List<TaskDescription> ran = drain(s);
+    assertTrue(s.isDone());
+    assertEquals(List.of(0, 0, 0, 1, 1, 2, 2, 2, 2, 3),
+        ran.stream().map(TaskDescription::stageId).toList());
+    assertEquals(10, s.tasksDone());
+    for (TaskDescription t : ran) {
+      if (t.stageId() == 0) {
+        assertEquals(TaskDescription.Kind.MAP, t.kind());
+        assertEquals(2, t.outputPartitions(), "map output partitioned for stage 'one'");
+      } else {
+        assertEquals(List.of(t.stageId() - 1), t.inputs().stream()
+            .map(TaskDescription.ShuffleInput::shuffleId).toList());
+        assertEquals(plan.stage(t.stageId() - 1).tasks(), t.inputs().get(0).mapOutputs().size());
+        assertEquals(plan.outputPartitions(t.stageId()), t.outputPartitions());
+      }
+    }
+  }
+
+  @Test
+  void joinRunsBothInputStagesThenOneReduceReadingBothShuffles() {
+    JobPlan.Builder b = JobPlan.builder("join");
+    JobPlan.Stage left = b.input("left", splits(2), M.class);
+    JobPlan.Stage right = b.input("right", splits(3), M.class);
+    JobPlan plan = b.output(b.shuffle("join", 2, R.class, left, right), "");
+    JobScheduler s = new JobScheduler(plan, 1, 2, () -> now, EventLog.disabled());
+    assertEquals(5, s.pendingTasks(), "both input stages are submitted at once");
+    s.executorAdded("1", "hostA", 7001);
+    List<TaskDescription> ran = drain(s);
+    TaskDescription join = ran.get(ran.size() - 1);
+    assertEquals(2, join.stageId());
+    assertEquals(List.of(0, 1), join.inputs().stream()
+        .map(TaskDescription.ShuffleInput::shuffleId).toList());
+    assertEquals(List.of(2, 3), join.inputs().stream().map(i -> i.mapOutputs().size()).toList());
+    assertTrue(s.isDone());
+  }
+
+  @Test
+  void lostServiceRerunsTheLostOutputsOfEveryStageThatIsNeededAgain() {
+    JobPlan.Builder b = JobPlan.builder("chain");
+    JobPlan.Stage in = b.input("in", splits(2), M.class);
+    JobPlan.Stage one = b.shuffle("one", 2, R.class, in);
+    JobPlan plan = b.output(b.shuffle("two", 1, R.class, one), "");
+    JobScheduler s = new JobScheduler(plan, 1, 2, () -> now, EventLog.disabled());
+    s.executorAdded("a", "hostA", 1);
+    for (int i = 0; i < 4; i++) {
+      succeed(s, s.assignTasks().get(0)); // both maps and both of stage 'one', all on hostA
+    }
+    Assignment last = s.assignTasks().get(0);
+    assertEquals(2, last.task().stageId());
+    s.executorAdded("b", "hostB", 2);
+    s.taskEnded(new TaskOutcome(last.task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "connection refused", "hostA", 1, true, 1, List.of(), Map.of()));
+    s.executorLost("a", "node died");
+    List<TaskDescription> ran = drain(s);
+    assertEquals(List.of(0, 0, 1, 1, 2), ran.stream().map(TaskDescription::stageId).toList(),
+        "stage 'one' reruns need stage 'in' outputs, lost with the same service");
+    assertTrue(s.isDone());
+    assertFalse(s.failure().isPresent());
+  }
+
+  @Test
+  void aFetchFailureOnlyRerunsTheOutputsNamedOfTheShuffleNamed() {
+    JobPlan.Builder b = JobPlan.builder("join");
+    JobPlan.Stage left = b.input("left", splits(2), M.class);
+    JobPlan.Stage right = b.input("right", splits(2), M.class);
+    JobPlan plan = b.output(b.shuffle("join", 1, R.class, left, right), "");
+    JobScheduler s = new JobScheduler(plan, 1, 2, () -> now, EventLog.disabled());
+    s.executorAdded("a", "hostA", 1);
+    for (int i = 0; i < 4; i++) {
+      succeed(s, s.assignTasks().get(0));
+    }
+    Assignment join = s.assignTasks().get(0);
+    s.taskEnded(new TaskOutcome(join.task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "corrupt", "hostA", 1, false, 1, List.of(1), Map.of()));
+    Assignment rerun = s.assignTasks().get(0);
+    assertEquals(1, rerun.task().stageId());
+    assertEquals(1, rerun.task().index());
+    succeed(s, rerun);
+    assertEquals(2, s.assignTasks().get(0).task().stageId());
+  }
+
+  @Test
+  void planBuilderRefusesShapesItCannotRun() {
+    JobPlan.Builder b = JobPlan.builder("bad");
+    JobPlan.Stage in = b.input("in", splits(1), M.class);
+    b.shuffle("one", 1, R.class, in);
+    IllegalArgumentException twice = org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> b.shuffle("two", 1, R.class, in));
+    assertTrue(twice.getMessage().contains("stage 'in' already feeds stage 'one'"),
+        twice.getMessage());
+    JobPlan.Builder c = JobPlan.builder("bad");
+    JobPlan.Stage only = c.input("in", splits(1), M.class);
+    assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> c.output(only, "")).getMessage().contains("must be a shuffle stage"));
+    JobPlan.Builder d = JobPlan.builder("bad");
+    d.input("orphan", splits(1), M.class);
+    JobPlan.Stage other = d.input("in", splits(1), M.class);
+    JobPlan.Stage end = d.shuffle("end", 1, R.class, other);
+    assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> d.output(end, "")).getMessage().contains("stage 'orphan' of job bad feeds no"));
   }
 }

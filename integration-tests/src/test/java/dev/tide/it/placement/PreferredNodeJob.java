@@ -32,8 +32,8 @@ public final class PreferredNodeJob implements TideJob {
       splits.add(new InputSplit(ByteBuffer.allocate(8).putLong(0, millis).array(),
           List.of(node)));
     }
-    return new JobPlan("preferred-node", splits, SleepingMapper.class.getName(),
-        DrainingReducer.class.getName(), 1, "");
+    return JobPlan.mapReduce("preferred-node", splits, SleepingMapper.class,
+        DrainingReducer.class, 1, "");
   }
 
   /** Sleeps for the split's milliseconds and emits one record. */

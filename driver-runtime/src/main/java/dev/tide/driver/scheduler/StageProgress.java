@@ -1,0 +1,102 @@
+package dev.tide.driver.scheduler;
+
+import dev.tide.driver.job.JobPlan;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The scheduler's view of one stage: which tasks wait, how often each was tried and failed, and
+ * where each finished task's output is (for a stage feeding a shuffle, the service that serves
+ * it; for the last stage, only that it is done). Owned by {@link JobScheduler}'s thread.
+ */
+final class StageProgress {
+  final JobPlan.Stage stage;
+  final Deque<Integer> pending = new ArrayDeque<>();
+  final int[] attempts;
+  final int[] failures;
+  private final MapLocation[] outputs;
+  private int done;
+  /** Whether its tasks were queued: its parents' outputs all existed once. */
+  boolean submitted;
+  boolean completedOnce;
+
+  StageProgress(JobPlan.Stage stage) {
+    this.stage = stage;
+    this.attempts = new int[stage.tasks()];
+    this.failures = new int[stage.tasks()];
+    this.outputs = new MapLocation[stage.tasks()];
+  }
+
+  void submit() {
+    submitted = true;
+    for (int i = 0; i < stage.tasks(); i++) {
+      if (outputs[i] == null && !pending.contains(i)) {
+        pending.add(i);
+      }
+    }
+  }
+
+  boolean isComplete() {
+    return done == stage.tasks();
+  }
+
+  boolean isDone(int index) {
+    return outputs[index] != null;
+  }
+
+  int doneTasks() {
+    return done;
+  }
+
+  void setOutput(int index, MapLocation location) {
+    if (outputs[index] == null) {
+      done++;
+    }
+    outputs[index] = location;
+  }
+
+  /** Forgets an output; true if there was one. */
+  boolean loseOutput(int index) {
+    if (outputs[index] == null) {
+      return false;
+    }
+    outputs[index] = null;
+    done--;
+    return true;
+  }
+
+  /** Indexes of finished tasks whose output is served at {@code host:port}. */
+  List<Integer> outputsAt(String host, int port) {
+    List<Integer> at = new ArrayList<>();
+    for (int i = 0; i < outputs.length; i++) {
+      if (outputs[i] != null && outputs[i].host().equals(host)
+          && outputs[i].shufflePort() == port) {
+        at.add(i);
+      }
+    }
+    return at;
+  }
+
+  List<MapLocation> outputs() {
+    List<MapLocation> all = new ArrayList<>();
+    for (MapLocation location : outputs) {
+      if (location != null) {
+        all.add(location);
+      }
+    }
+    return all;
+  }
+
+  /** Queues a task again unless it is done or already waiting; front of the queue. */
+  void requeue(int index) {
+    if (outputs[index] == null && !pending.contains(index)) {
+      pending.addFirst(index);
+    }
+  }
+
+  String label() {
+    return stage.id() + " '" + stage.name() + "'";
+  }
+}

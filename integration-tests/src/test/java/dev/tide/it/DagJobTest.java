@@ -1,0 +1,198 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.events.EventLine;
+import dev.tide.shuffle.ShuffleLayout;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Jobs whose plan is more than map -> reduce ({@link DagJob}), submitted through the real client
+ * to a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service): a chain of three
+ * shuffle stages, a join of two inputs, an intermediate stage's output lost mid-job, and a failed
+ * job that must leave no output.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class DagJobTest {
+  private static final String EVENTS = "/tide-events";
+  private static EmbeddedCluster cluster;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.start("tide-dag", 3, java.nio.file.Path.of("target", "dag-cluster"));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Configuration jobConf() {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.eventLog.dir", EVENTS);
+    conf.set("tide.dynamicAllocation.maxExecutors", "3");
+    return conf;
+  }
+
+  @Test
+  void chainOfThreeShuffleStagesGivesExactlyTheIndependentResult() throws Exception {
+    JobRun run = Submitter.run(jobConf(), System.out, DagJob.class.getName(), "chain", "6",
+        "20000", "/dag/chain");
+    assertEquals(0, run.exitCode(), run.output());
+    FileSystem fs = cluster.fileSystem();
+    assertEquals(DagJob.expectedChain(6, 20000), lines(fs, "/dag/chain"));
+    assertEquals(List.of("_SUCCESS", "part-r-00000"), names(fs, "/dag/chain"),
+        "committed: no _temporary left");
+    List<EventLine> events = run.events(fs, EVENTS);
+    assertEquals(List.of("words", "count", "byCount", "total"),
+        JobRun.named(events, "stageCompleted").stream().map(e -> e.get("name")).toList());
+    assertEquals("4", JobRun.named(events, "jobStart").get(0).get("stages"));
+    assertTrue(run.output().contains(" RUNNING stage 1/4, "), "the progress line counts the"
+        + " plan's stages: " + run.output());
+  }
+
+  @Test
+  void joinOfTwoInputsGivesExactlyTheIndependentResult() throws Exception {
+    JobRun run = Submitter.run(jobConf(), System.out, DagJob.class.getName(), "join", "4",
+        "5", "/dag/join");
+    assertEquals(0, run.exitCode(), run.output());
+    List<String> got = lines(cluster.fileSystem(), "/dag/join");
+    got.sort(null);
+    List<String> expected = DagJob.expectedJoin(4, 5);
+    assertTrue(expected.size() > 200, "the test joins a few hundred users: " + expected.size());
+    assertEquals(expected, got);
+  }
+
+  @Test
+  void lostOutputOfAnIntermediateStageIsRecomputed() throws Exception {
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(jobConf(), System.out, DagJob.class.getName(), "chain", "4",
+            "5000", "/dag/lost", "4000");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    // Once stage 2 ('byCount') has started (its tasks wait 4 s before reading), delete the
+    // output of stage 1 ('count') task 0 from the NodeManager's disk.
+    String appId = null;
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      appId = appRunningStage(fs, "2");
+      if (appId == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(appId != null, "stage 2 started");
+    int deleted = 0;
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    for (int i = 0; i < 3; i++) {
+      NodeManager nm = cluster.yarn().getNodeManager(i);
+      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
+        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
+            appId);
+        for (java.nio.file.Path file : List.of(ShuffleLayout.dataFile(appDir, 1, 0),
+            ShuffleLayout.indexFile(appDir, 1, 0))) {
+          if (Files.deleteIfExists(file)) {
+            deleted++;
+          }
+        }
+      }
+    }
+    assertEquals(2, deleted, "stage 1 task 0's data and index files were found and deleted");
+    JobRun run = job.get(180, TimeUnit.SECONDS);
+    assertEquals(0, run.exitCode(), run.output());
+    assertEquals(DagJob.expectedChain(4, 5000), lines(fs, "/dag/lost"));
+    List<EventLine> events = run.events(fs, EVENTS);
+    assertEquals(List.of("1:0"), JobRun.named(events, "mapOutputLost").stream()
+        .map(e -> e.get("stage") + ":" + e.get("map")).toList());
+    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+        .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
+        .count(), "stage 1 task 0 ran again");
+    assertEquals(4, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+        .equals("0") && e.get("result").equals("SUCCEEDED")).count(),
+        "no map of stage 0 ran again: their outputs were all there");
+  }
+
+  @Test
+  void failedJobLeavesNoOutput() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.task.maxAttempts", "1");
+    JobRun run = Submitter.run(conf, System.out, DagJob.class.getName(), "join", "2", "2",
+        "/dag/failed", "2");
+    assertNotEquals(0, run.exitCode(), run.output());
+    assertTrue(run.output().contains("join partition 2 fails, as asked"), run.output());
+    FileSystem fs = cluster.fileSystem();
+    List<EventLine> events = run.events(fs, EVENTS);
+    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+        .equals("2") && e.get("result").equals("SUCCEEDED")).count(),
+        "the other two partitions committed their files before the job failed");
+    assertFalse(fs.exists(new Path("/dag/failed")), "a failed job leaves no output directory");
+  }
+
+  /** The id of a running application that has started a task of this stage, or null. */
+  private static String appRunningStage(FileSystem fs, String stage) throws Exception {
+    Path eventDir = new Path(EVENTS);
+    if (!fs.exists(eventDir)) {
+      return null; // no application has started yet
+    }
+    for (FileStatus log : fs.listStatus(eventDir)) {
+      List<EventLine> events;
+      try (var in = fs.open(log.getPath())) {
+        events = EventLine.readAll(in);
+      }
+      if (JobRun.named(events, "jobEnd").isEmpty() && JobRun.named(events, "taskStart").stream()
+          .anyMatch(e -> stage.equals(e.get("stage")))) {
+        return JobRun.named(events, "jobStart").get(0).get("app");
+      }
+    }
+    return null;
+  }
+
+  /** Every line of every part file under {@code dir}, in file order. */
+  private static List<String> lines(FileSystem fs, String dir) throws Exception {
+    List<String> lines = new ArrayList<>();
+    for (String name : names(fs, dir)) {
+      if (!name.startsWith("part-")) {
+        continue;
+      }
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(
+          fs.open(new Path(dir, name)), StandardCharsets.UTF_8))) {
+        in.lines().forEach(lines::add);
+      }
+    }
+    return lines;
+  }
+
+  private static List<String> names(FileSystem fs, String dir) throws Exception {
+    List<String> names = new ArrayList<>();
+    for (FileStatus status : fs.listStatus(new Path(dir))) {
+      names.add(status.getPath().getName());
+    }
+    names.sort(null);
+    return names;
+  }
+}
