@@ -5,6 +5,7 @@ import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.Mapper;
+import dev.tide.driver.job.Partitioner;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.scheduler.TaskDescription;
@@ -103,8 +104,11 @@ final class TaskRunner {
         task.taskId());
     Map<String, Long> metrics = new LinkedHashMap<>();
     // Spills beside the output, so that a single spill becomes the output by a rename.
-    try (MapOutputWriter output = new MapOutputWriter(task.outputPartitions(), sortBufferBytes(),
-        combiner, spillDir(appDir, task))) {
+    Partitioner partitioner = JobClasses.newInstance(
+        task.outputPartitioning().partitionerClass(), Partitioner.class, "partitioner");
+    partitioner.configure(task.outputPartitioning().spec());
+    try (MapOutputWriter output = new MapOutputWriter(task.outputPartitions(), partitioner,
+        sortBufferBytes(), combiner, spillDir(appDir, task))) {
       body.write(output);
       long[] lengths = output.finish(temp);
       long total = 0;

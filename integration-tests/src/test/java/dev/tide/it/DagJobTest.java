@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Jobs whose plan is more than map -> reduce ({@link DagJob}), submitted through the real client
  * to a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service): a chain of three
- * shuffle stages, a join of two inputs, an intermediate stage's output lost mid-job, and a failed
- * job that must leave no output.
+ * shuffle stages, a join of two inputs, an intermediate stage's output lost mid-job, a failed
+ * job that must leave no output, and the built-in {@code sort} (range-partitioned total order)
+ * checked by the test and by the built-in {@code sortvalidate}.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class DagJobTest {
@@ -151,6 +152,94 @@ class DagJobTest {
         .equals("2") && e.get("result").equals("SUCCEEDED")).count(),
         "the other two partitions committed their files before the job failed");
     assertFalse(fs.exists(new Path("/dag/failed")), "a failed job leaves no output directory");
+  }
+
+  @Test
+  void sortOutputIsCompleteAndGloballyOrderedAndSortvalidateAgrees() throws Exception {
+    FileSystem fs = cluster.fileSystem();
+    long[] expected = new long[2]; // records, sum of CRC32 per record
+    int[] perFile = {60_000, 50_000, 40_000};
+    for (int f = 0; f < perFile.length; f++) {
+      writeRecords(fs, new Path("/sort/in/file-" + f), perFile[f], f, expected);
+    }
+    fs.mkdirs(new Path("/sort/in-partial"));
+    fs.rename(new Path("/sort/in/file-2"), new Path("/sort/in-partial/file-2"));
+    writeRecords(fs, new Path("/sort/in/file-2"), perFile[2], 2, new long[2]);
+    Configuration conf = jobConf();
+    conf.set("tide.sort.reducers", "4");
+    JobRun run = Submitter.run(conf, System.out, "sort", "/sort/in", "/sort/out");
+    assertEquals(0, run.exitCode(), run.output());
+
+    List<String> parts = names(fs, "/sort/out").stream().filter(n -> n.startsWith("part-"))
+        .toList();
+    assertEquals(List.of("part-r-00000", "part-r-00001", "part-r-00002", "part-r-00003"), parts);
+    byte[] previous = null;
+    long records = 0;
+    long checksum = 0;
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    for (String part : parts) {
+      byte[] bytes;
+      try (var in = fs.open(new Path("/sort/out", part))) {
+        bytes = in.readAllBytes();
+      }
+      assertEquals(0, bytes.length % 100, part + " holds whole records");
+      assertTrue(bytes.length >= 100 * 10_000, part + " holds a fair share of a range: "
+          + bytes.length / 100 + " records");
+      for (int at = 0; at < bytes.length; at += 100) {
+        byte[] key = java.util.Arrays.copyOfRange(bytes, at, at + 10);
+        if (previous != null) {
+          assertTrue(java.util.Arrays.compareUnsigned(previous, key) <= 0,
+              "record " + records + " (" + part + ") is in key order");
+        }
+        previous = key;
+        crc.reset();
+        crc.update(bytes, at, 100);
+        checksum += crc.getValue();
+        records++;
+      }
+    }
+    assertEquals(expected[0], records, "every record is in the output once");
+    assertEquals(expected[1], checksum, "the records are the input's, unchanged");
+
+    JobRun valid = Submitter.run(jobConf(), System.out, "sortvalidate", "/sort/in", "/sort/out",
+        "/sort/report");
+    assertEquals(0, valid.exitCode(), valid.output());
+    String report = String.join("\n", lines(fs, "/sort/report"));
+    assertEquals("records " + expected[0] + "\nchecksum " + Long.toHexString(expected[1])
+        + "\nfiles 4\nordered yes", report);
+
+    JobRun invalid = Submitter.run(jobConf(), System.out, "sortvalidate", "/sort/in-partial",
+        "/sort/out", "/sort/report-bad");
+    assertNotEquals(0, invalid.exitCode(), invalid.output());
+    assertTrue(invalid.output().contains("the sorted output has " + expected[0]
+        + " records, the input " + perFile[2]), invalid.output());
+    assertFalse(fs.exists(new Path("/sort/report-bad")));
+  }
+
+  /**
+   * Writes {@code n} 100-byte records (10-byte key, 90-byte value) in 4 MB blocks: random keys,
+   * one in ten repeating one of a few keys, so that equal keys and high (unsigned) bytes occur;
+   * adds the count and the sum of each record's CRC32 to {@code totals}.
+   */
+  private static void writeRecords(FileSystem fs, Path path, int n, long seed, long[] totals)
+      throws Exception {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    byte[] record = new byte[100];
+    try (var out = new java.io.BufferedOutputStream(fs.create(path, true, 1 << 16, (short) 1,
+        4L << 20))) {
+      for (int i = 0; i < n; i++) {
+        random.nextBytes(record);
+        if (random.nextInt(10) == 0) {
+          java.util.Arrays.fill(record, 0, 10, (byte) (0x40 + random.nextInt(4)));
+        }
+        out.write(record);
+        crc.reset();
+        crc.update(record);
+        totals[0]++;
+        totals[1] += crc.getValue();
+      }
+    }
   }
 
   /** The id of a running application that has started a task of this stage, or null. */

@@ -107,6 +107,18 @@ public final class TideOptions {
       bytesOption("tide.wordcount.splitSize", "0", 0, "Bytes of input per wordcount map task"
           + " (262144, 64m ...); 0 means one split per file block, each preferring the hosts"
           + " that store its block.");
+  public static final ConfigOption<Integer> SORT_REDUCERS =
+      intOption("tide.sort.reducers", 0, 0, "Reduce tasks (output files, each one key range) of"
+          + " the sort job; 0 means one per input split.");
+  public static final ConfigOption<Integer> SORT_RECORD_BYTES =
+      intOption("tide.sort.recordBytes", 100, 2, "Length of each fixed-size record the sort and"
+          + " sortvalidate jobs read (TeraGen's records are 100 bytes).");
+  public static final ConfigOption<Integer> SORT_KEY_BYTES =
+      intOption("tide.sort.keyBytes", 10, 1, "Leading bytes of a record that form its sort key"
+          + " (compared as unsigned bytes; TeraSort's keys are 10 bytes).");
+  public static final ConfigOption<Integer> SORT_SAMPLES =
+      intOption("tide.sort.samples", 100_000, 1, "Keys the sort job samples (from up to 10"
+          + " input splits, as TeraSort) to choose its reducers' key ranges.");
 
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
@@ -117,6 +129,7 @@ public final class TideOptions {
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
-        WORDCOUNT_REDUCERS, WORDCOUNT_SPLIT_SIZE);
+        WORDCOUNT_REDUCERS, WORDCOUNT_SPLIT_SIZE, SORT_REDUCERS, SORT_RECORD_BYTES,
+        SORT_KEY_BYTES, SORT_SAMPLES);
   }
 }

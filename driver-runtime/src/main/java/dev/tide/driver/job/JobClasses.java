@@ -1,6 +1,8 @@
 package dev.tide.driver.job;
 
 import dev.tide.driver.jobs.SleepJob;
+import dev.tide.driver.jobs.SortJob;
+import dev.tide.driver.jobs.SortValidateJob;
 import dev.tide.driver.jobs.WordCountJob;
 import java.util.Map;
 
@@ -8,7 +10,9 @@ import java.util.Map;
 public final class JobClasses {
   private static final Map<String, String> BUILT_IN = Map.of(
       "wordcount", WordCountJob.class.getName(),
-      "sleep", SleepJob.class.getName());
+      "sleep", SleepJob.class.getName(),
+      "sort", SortJob.class.getName(),
+      "sortvalidate", SortValidateJob.class.getName());
 
   private JobClasses() {}
 

@@ -6,6 +6,7 @@ import dev.tide.driver.rpc.RpcMessage.RegisterRejected;
 import dev.tide.driver.rpc.RpcMessage.Registered;
 import dev.tide.driver.rpc.RpcMessage.Shutdown;
 import dev.tide.driver.rpc.RpcMessage.TaskStatus;
+import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
@@ -120,6 +121,8 @@ public final class RpcCodec {
       }
     }
     out.writeInt(t.outputPartitions());
+    writeString(out, t.outputPartitioning().partitionerClass());
+    writeBytes(out, t.outputPartitioning().spec());
     writeString(out, t.outputPath());
   }
 
@@ -151,8 +154,10 @@ public final class RpcCodec {
       inputs.add(new TaskDescription.ShuffleInput(shuffleId, outputs));
     }
     int outputPartitions = readInt(in);
+    JobPlan.Partitioning partitioning = new JobPlan.Partitioning(readString(in), readBytes(in));
     return new TaskDescription(taskId, TaskDescription.Kind.values()[kind], stageId, index,
-        attempt, taskClass, split, hosts, inputs, outputPartitions, readString(in));
+        attempt, taskClass, split, hosts, inputs, outputPartitions, partitioning,
+        readString(in));
   }
 
   private static void writeOutcome(ByteBuf out, TaskOutcome o) {

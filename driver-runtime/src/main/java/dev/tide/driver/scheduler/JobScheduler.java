@@ -219,7 +219,7 @@ public final class JobScheduler {
       return new TaskDescription(nextTaskId++, Kind.MAP, stage.id(), index,
           progress.attempts[index]++, stage.taskClass(), split.payload(),
           split.preferredHosts(), List.of(), plan.outputPartitions(stage.id()),
-          last ? plan.outputPath() : "");
+          plan.outputPartitioning(stage.id()), last ? plan.outputPath() : "");
     }
     List<TaskDescription.ShuffleInput> inputs = new ArrayList<>();
     for (int parent : stage.parents()) {
@@ -227,7 +227,8 @@ public final class JobScheduler {
     }
     return new TaskDescription(nextTaskId++, Kind.REDUCE, stage.id(), index,
         progress.attempts[index]++, stage.taskClass(), new byte[0], List.of(), inputs,
-        plan.outputPartitions(stage.id()), last ? plan.outputPath() : "");
+        plan.outputPartitions(stage.id()), plan.outputPartitioning(stage.id()),
+        last ? plan.outputPath() : "");
   }
 
   /** Queued once its parents' outputs all existed, and they all exist now. */

@@ -1,5 +1,6 @@
 package dev.tide.driver.scheduler;
 
+import dev.tide.driver.job.JobPlan;
 import java.util.List;
 
 /**
@@ -11,10 +12,12 @@ import java.util.List;
  * @param taskId unique per attempt within the application
  * @param index the task's index in its stage: the split, or the partition it reduces
  * @param outputPartitions partitions of the shuffle this task writes; 0 for the last stage
+ * @param outputPartitioning how the records it writes are spread over those partitions
  */
 public record TaskDescription(long taskId, Kind kind, int stageId, int index, int attempt,
     String taskClass, byte[] splitPayload, List<String> preferredHosts,
-    List<ShuffleInput> inputs, int outputPartitions, String outputPath) {
+    List<ShuffleInput> inputs, int outputPartitions, JobPlan.Partitioning outputPartitioning,
+    String outputPath) {
 
   /** Whether a task reads a split (MAP) or shuffled records (REDUCE). */
   public enum Kind { MAP, REDUCE }
