@@ -6,6 +6,8 @@ import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Partitioner;
+import dev.tide.driver.job.Record;
+import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.scheduler.TaskDescription;
@@ -42,6 +44,7 @@ final class TaskRunner {
   private final List<Path> appLocalDirs;
   private final Supplier<ShuffleClient> shuffleClient;
   private final HeapPeak heapPeak = new HeapPeak();
+  private final BlockCache cache;
   private volatile boolean outOfMemory;
 
   /** @param shuffleClient the executor's shuffle client, made when a reduce task first needs it */
@@ -49,11 +52,18 @@ final class TaskRunner {
     this.conf = conf;
     this.appLocalDirs = appLocalDirs;
     this.shuffleClient = shuffleClient;
+    long cacheBytes = TideOptions.CACHE_MEMORY.get(conf);
+    this.cache = new BlockCache(cacheBytes > 0 ? cacheBytes
+        : Runtime.getRuntime().maxMemory() / 4);
   }
 
   TaskOutcome run(TaskDescription task) {
     try {
-      JobContext context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
+      JobContext context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)),
+          task.spec());
+      if (task.dataset() != null) {
+        return runDatasetMap(task, context);
+      }
       return task.kind() == TaskDescription.Kind.MAP ? runMap(task, context)
           : runReduce(task, context);
     } catch (ShuffleSegments.FetchFailedException e) {
@@ -84,6 +94,60 @@ final class TaskRunner {
     Map<String, Long> metrics = writeMapOutput(task, mapper.combiner(),
         output -> mapper.map(new InputSplit(task.splitPayload(), task.preferredHosts()),
             output::emit));
+    metrics.put("peakHeapBytes", peakHeapBytes());
+    return TaskOutcome.succeeded(task.taskId(), metrics);
+  }
+
+  /**
+   * A map task over a block of a dataset: its records come from this executor's cache if it holds
+   * the block, else from the dataset's mapper run over the split (and are cached on the way, if
+   * the dataset is cached and they fit); each goes through the stage's {@link RecordMapper}.
+   */
+  private TaskOutcome runDatasetMap(TaskDescription task, JobContext context) throws Exception {
+    TaskDescription.DatasetBlock block = task.dataset();
+    RecordMapper mapper = JobClasses.newInstance(task.taskClass(), RecordMapper.class,
+        "record mapper");
+    mapper.configure(context);
+    String key = block.name() + "#" + task.index();
+    List<Record> cached = block.cache() ? cache.get(key) : null;
+    boolean[] holds = {cached != null};
+    Map<String, Long> metrics = writeMapOutput(task, mapper.combiner(), output -> {
+      if (cached != null) {
+        for (Record record : cached) {
+          mapper.map(record, output::emit);
+        }
+      } else {
+        Mapper source = JobClasses.newInstance(block.mapperClass(), Mapper.class,
+            "mapper of dataset " + block.name());
+        source.configure(context);
+        BlockCache.Filling filling = block.cache() ? cache.fill(key) : null;
+        try {
+          source.map(new InputSplit(task.splitPayload(), task.preferredHosts()), (k, v) -> {
+            if (filling != null) {
+              filling.add(k, v);
+            }
+            try {
+              mapper.map(new Record(k, v), output::emit);
+            } catch (IOException | RuntimeException e) {
+              throw e;
+            } catch (Exception e) {
+              throw new IOException(e);
+            }
+          });
+          holds[0] = filling != null && filling.commit();
+        } finally {
+          if (filling != null && !holds[0]) {
+            filling.abandon();
+          }
+        }
+      }
+      mapper.finish(output::emit);
+    });
+    if (block.cache()) {
+      metrics.put(TaskOutcome.CACHED_BLOCK, holds[0] ? 1L : 0L);
+      metrics.put("cacheHit", cached != null ? 1L : 0L);
+      metrics.put("cacheUsedBytes", cache.usedBytes());
+    }
     metrics.put("peakHeapBytes", peakHeapBytes());
     return TaskOutcome.succeeded(task.taskId(), metrics);
   }

@@ -42,6 +42,10 @@ public final class TideOptions {
       bytesOption("tide.shuffle.sort.buffer", "0", 0, "Memory of a map task's sort buffer"
           + " (\"64m\"); when it fills, its records are sorted and spilled to local disk. 0 means"
           + " a fifth of the executor's heap, divided among its task slots.");
+  public static final ConfigOption<Long> CACHE_MEMORY =
+      bytesOption("tide.cache.memory", "0", 0, "Memory of an executor for the blocks of cached"
+          + " datasets (\"128m\"); a block that does not fit is not cached and is read again"
+          + " from its split when needed. 0 means a quarter of the executor's heap.");
   public static final ConfigOption<Long> MAX_BYTES_IN_FLIGHT =
       bytesOption("tide.shuffle.maxBytesInFlight", "48m", 1, "Bytes of fetched shuffle"
           + " segments a reduce task keeps in memory (at most a fifth of the executor's heap per"
@@ -123,7 +127,7 @@ public final class TideOptions {
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
+        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,
         DRIVER_PORT, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,

@@ -1,5 +1,6 @@
 package dev.tide.driver.job;
 
+import dev.tide.driver.jobs.KMeansJob;
 import dev.tide.driver.jobs.SleepJob;
 import dev.tide.driver.jobs.SortJob;
 import dev.tide.driver.jobs.SortValidateJob;
@@ -12,7 +13,8 @@ public final class JobClasses {
       "wordcount", WordCountJob.class.getName(),
       "sleep", SleepJob.class.getName(),
       "sort", SortJob.class.getName(),
-      "sortvalidate", SortValidateJob.class.getName());
+      "sortvalidate", SortValidateJob.class.getName(),
+      "kmeans", KMeansJob.class.getName());
 
   private JobClasses() {}
 
