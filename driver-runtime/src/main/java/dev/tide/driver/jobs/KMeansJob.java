@@ -92,21 +92,8 @@ public final class KMeansJob implements TideJob {
   /** The first {@code k} distinct points of the input's files, in file order. */
   static double[][] initialCentres(Configuration conf, String input, int k) throws IOException {
     Set<List<Double>> distinct = new LinkedHashSet<>();
-    Path root = new Path(input);
-    FileSystem fs = root.getFileSystem(conf);
-    List<FileStatus> files = new ArrayList<>();
-    if (fs.getFileStatus(root).isFile()) {
-      files.add(fs.getFileStatus(root));
-    } else {
-      for (FileStatus f : fs.listStatus(root)) {
-        String name = f.getPath().getName();
-        if (f.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
-          files.add(f);
-        }
-      }
-    }
-    files.sort((a, b) -> a.getPath().compareTo(b.getPath()));
-    for (FileStatus file : files) {
+    FileSystem fs = new Path(input).getFileSystem(conf);
+    for (FileStatus file : FileRangeSplits.inputFiles(conf, input)) {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(
           fs.open(file.getPath()), StandardCharsets.UTF_8))) {
         for (String line = in.readLine(); line != null && distinct.size() < k;
@@ -227,14 +214,7 @@ public final class KMeansJob implements TideJob {
   }
 
   /** Parses one line range's points: (empty key, coordinates). */
-  public static final class PointMapper implements Mapper {
-    private JobContext context;
-
-    @Override
-    public void configure(JobContext context) {
-      this.context = context;
-    }
-
+  public static final class PointMapper extends ConfiguredMapper {
     @Override
     public void map(InputSplit split, MapOutput output) throws Exception {
       IOException[] failed = new IOException[1];

@@ -4,7 +4,6 @@ import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
@@ -75,14 +74,7 @@ public final class SortJob implements TideJob {
   }
 
   /** Emits each record of its split as (key, rest of the record). */
-  public static final class SortMapper implements Mapper {
-    private JobContext context;
-
-    @Override
-    public void configure(JobContext context) {
-      this.context = context;
-    }
-
+  public static final class SortMapper extends ConfiguredMapper {
     @Override
     public void map(InputSplit split, MapOutput output) throws Exception {
       int recordBytes = TideOptions.SORT_RECORD_BYTES.get(context.conf());

@@ -4,7 +4,6 @@ import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
@@ -108,14 +107,7 @@ public final class SortValidateJob implements TideJob {
   }
 
   /** Emits one record per task: (a key naming what it read, its summary). */
-  private abstract static class SummaryMapper implements Mapper {
-    private JobContext context;
-
-    @Override
-    public void configure(JobContext context) {
-      this.context = context;
-    }
-
+  private abstract static class SummaryMapper extends ConfiguredMapper {
     abstract byte[] key(InputSplit split) throws IOException;
 
     @Override

@@ -5,7 +5,6 @@ import dev.tide.driver.job.Combiner;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
@@ -46,14 +45,8 @@ public final class WordCountJob implements TideJob {
    * {@link #MAX_DISTINCT_WORDS} words that is emitted and cleared whenever it fills, so a split
    * of any size is counted in bounded memory; {@link SumCombiner} folds the rest.
    */
-  public static final class WordCountMapper implements Mapper {
+  public static final class WordCountMapper extends ConfiguredMapper {
     static final int MAX_DISTINCT_WORDS = 50_000;
-    private JobContext context;
-
-    @Override
-    public void configure(JobContext context) {
-      this.context = context;
-    }
 
     @Override
     public Combiner combiner() {
