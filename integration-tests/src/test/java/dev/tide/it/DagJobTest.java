@@ -69,7 +69,7 @@ class DagJobTest {
     List<EventLine> events = run.events(fs, EVENTS);
     assertEquals(List.of("words", "count", "byCount", "total"),
         JobRun.named(events, "stageCompleted").stream().map(e -> e.get("name")).toList());
-    assertEquals("4", JobRun.named(events, "jobStart").get(0).get("stages"));
+    assertEquals("4", JobRun.named(events, "planStart").get(0).get("stages"));
     assertTrue(run.output().contains(" RUNNING stage 1/4, "), "the progress line counts the"
         + " plan's stages: " + run.output());
   }
