@@ -1,8 +1,6 @@
 package dev.tide.shuffle;
 
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.FileSystems;
@@ -18,8 +16,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Commits one map task attempt's output atomically: the data file is written by the caller to
- * a temporary path, then this class writes the index (R+1 big-endian longs: offsets of each
- * reduce partition's segment, starting at 0) and renames both into place. The first attempt to
+ * a temporary path, then this class writes the index ({@link MapOutputIndex}: a versioned header,
+ * the offsets of each reduce partition's segment, their CRC32Cs, and the index's own CRC32C)
+ * and renames both into place. The first attempt to
  * commit wins; later attempts' temporary files are deleted and {@code false} is returned.
  *
  * <p>The index file is the commit marker: once {@code <mapId>.index} exists, the output is
@@ -68,6 +67,15 @@ public final class MapOutputCommitter {
    */
   public static boolean commit(Path appLocalDir, int shuffleId, int mapId, Path tempData,
       long[] partitionLengths) throws IOException {
+    return commit(appLocalDir, shuffleId, mapId, tempData, partitionLengths, null);
+  }
+
+  /**
+   * As {@link #commit(Path, int, int, Path, long[])}, with the CRC32C of each partition's
+   * segment, stored in the index ({@link MapOutputIndex}); null when checksums are off.
+   */
+  public static boolean commit(Path appLocalDir, int shuffleId, int mapId, Path tempData,
+      long[] partitionLengths, int[] partitionChecksums) throws IOException {
     Path data = ShuffleLayout.dataFile(appLocalDir, shuffleId, mapId);
     Path index = ShuffleLayout.indexFile(appLocalDir, shuffleId, mapId);
     Path dir = data.getParent();
@@ -97,7 +105,8 @@ public final class MapOutputCommitter {
       }
       Path tempIndex = dir.resolve(mapId + ".index.tmp-" + UUID.randomUUID());
       try {
-        writeIndex(tempIndex, partitionLengths);
+        Files.write(tempIndex, MapOutputIndex.ofLengths(partitionLengths, partitionChecksums)
+            .encode(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         setFilePerms(tempData);
         setFilePerms(tempIndex);
         Files.move(tempData, data, StandardCopyOption.ATOMIC_MOVE);
@@ -108,20 +117,6 @@ public final class MapOutputCommitter {
       return true;
     } finally {
       stripe.unlock();
-    }
-  }
-
-  private static void writeIndex(Path file, long[] partitionLengths) throws IOException {
-    try (OutputStream raw = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.WRITE);
-         DataOutputStream out = new DataOutputStream(
-             new java.io.BufferedOutputStream(raw, 8 * (partitionLengths.length + 1)))) {
-      long offset = 0;
-      out.writeLong(offset);
-      for (long len : partitionLengths) {
-        offset += len;
-        out.writeLong(offset);
-      }
     }
   }
 

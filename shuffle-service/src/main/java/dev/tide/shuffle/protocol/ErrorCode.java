@@ -11,7 +11,12 @@ public enum ErrorCode {
   /** The server is at its memory or queue limits; retry later. */
   BUSY(4),
   /** An unexpected server-side failure. */
-  INTERNAL(5);
+  INTERNAL(5),
+  /**
+   * A map output's index or data file fails validation (header, checksum, offsets, length): the
+   * disk damaged it; the map must be recomputed.
+   */
+  CORRUPT(6);
 
   private final byte wire;
 
