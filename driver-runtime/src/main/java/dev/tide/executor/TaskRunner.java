@@ -180,7 +180,7 @@ final class TaskRunner {
         total += length;
       }
       boolean won = MapOutputCommitter.commit(appDir, task.shuffleId(), task.index(), temp,
-          lengths);
+          lengths, TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf) ? output.checksums() : null);
       metrics.put("records", output.records());
       metrics.put("outputBytes", total);
       metrics.put("spills", (long) output.spills());
@@ -242,7 +242,8 @@ final class TaskRunner {
     Map<String, Long> metrics = new LinkedHashMap<>();
     try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
         reduceMemoryBytes(), spillDir(ShuffleLayout.chooseAppDir(appLocalDirs,
-            task.shuffleId(), task.index()), task.taskId() + "-input"))) {
+            task.shuffleId(), task.index()), task.taskId() + "-input"),
+        TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf))) {
       if (task.outputPartitions() > 0) {
         metrics.putAll(writeMapOutput(task, null, output -> reducer.reduce(task.index(),
             segments.records(), new ShuffledReduceOutput(task, output))));

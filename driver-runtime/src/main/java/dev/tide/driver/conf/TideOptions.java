@@ -46,6 +46,11 @@ public final class TideOptions {
       bytesOption("tide.cache.memory", "0", 0, "Memory of an executor for the blocks of cached"
           + " datasets (\"128m\"); a block that does not fit is not cached and is read again"
           + " from its split when needed. 0 means a quarter of the executor's heap.");
+  public static final ConfigOption<Boolean> SHUFFLE_CHECKSUM_ENABLED =
+      booleanOption("tide.shuffle.checksum.enabled", true, "Store a CRC32C of every map output"
+          + " segment in its index and verify each fetched segment against it, so a byte"
+          + " damaged on a disk or on the way reruns its map instead of reaching the output."
+          + " Turn off only to measure what it costs.");
   public static final ConfigOption<Long> MAX_BYTES_IN_FLIGHT =
       bytesOption("tide.shuffle.maxBytesInFlight", "48m", 1, "Bytes of fetched shuffle"
           + " segments a reduce task keeps in memory (at most a fifth of the executor's heap per"
@@ -127,7 +132,7 @@ public final class TideOptions {
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
+        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,
         DRIVER_PORT, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,

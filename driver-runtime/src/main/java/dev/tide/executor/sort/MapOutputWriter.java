@@ -29,6 +29,7 @@ public final class MapOutputWriter implements AutoCloseable {
   private static final int WRITE_BUFFER_BYTES = 64 << 10;
 
   private final int partitions;
+  private int[] finishedChecksums;
   private final Partitioner partitioner;
   private final SortBuffer buffer;
   private final Combiner combiner;
@@ -113,7 +114,16 @@ public final class MapOutputWriter implements AutoCloseable {
     for (int p = 0; p < partitions; p++) {
       lengths[p] = out.offsets()[p + 1] - out.offsets()[p];
     }
+    finishedChecksums = out.checksums().clone();
     return lengths;
+  }
+
+  /** The CRC32C of each partition's segment of the output {@link #finish} wrote. */
+  public int[] checksums() {
+    if (finishedChecksums == null) {
+      throw new IllegalStateException("the map output is not finished");
+    }
+    return finishedChecksums.clone();
   }
 
   /** Records emitted. */
