@@ -22,7 +22,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.Tool;
-import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
@@ -55,9 +54,23 @@ import org.slf4j.LoggerFactory;
 public final class TideClient extends Configured implements Tool {
   private static final Logger LOG = LoggerFactory.getLogger(TideClient.class);
   public static final String APPLICATION_TYPE = "TIDE";
-  static final String USAGE = "usage: yarn jar tide-app.jar <job> [job args...] [-D key=value ...]"
-      + "\n  -D key=value may also come before <job> (Hadoop generic options); both work"
-      + "\n  <job>: a built-in job (wordcount, sleep) or a dev.tide.driver.job.TideJob class";
+  static final String USAGE = String.join("\n",
+      "usage: tide [--jar JAR] [--detach] [generic options] <job> [job args...] [-D key=value ...]",
+      "       yarn jar tide-app.jar (the same arguments)",
+      "  <job>         a built-in job: wordcount <input> <output>, or sleep [-m maps] [-r reduces]",
+      "                [-mt ms] [-rt ms] [-b bytesPerMap] [-rd ms] [-o output];",
+      "                or the class name of a dev.tide.driver.job.TideJob (public no-arg",
+      "                constructor) in --jar, in -libjars or on Tide's classpath",
+      "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
+      "  -h, --help    print this text",
+      "generic options (Hadoop's; after --jar and --detach too):",
+      "  -D key=value  a setting; may also follow the job's arguments (the later one wins)",
+      "  -libjars a.jar,b.jar         more jars for the classpath of the AM and executors",
+      "  -files f1,f2#name            files put in every container's working directory",
+      "  -archives a.zip,b.tgz#name   archives unpacked there, in a directory of that name",
+      "  -conf file.xml               settings from a file",
+      "exit codes: 0 the job succeeded, 1 it failed or was killed, 2 the command or a setting",
+      "is wrong (reported before anything is submitted)");
   private static final EnumSet<YarnApplicationState> ENDED = EnumSet.of(
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
@@ -85,7 +98,11 @@ public final class TideClient extends Configured implements Tool {
   }
 
   public static void main(String[] args) throws Exception {
-    System.exit(ToolRunner.run(new YarnConfiguration(), new TideClient(), args));
+    // Not ToolRunner: the generic options are parsed in run(), so that one Hadoop refuses (a
+    // -libjars or -files path that does not exist) is reported like any other usage error.
+    TideClient client = new TideClient();
+    client.setConf(new YarnConfiguration());
+    System.exit(client.run(args));
   }
 
   /** The application submitted last, or null before any submission. */
@@ -95,23 +112,29 @@ public final class TideClient extends Configured implements Tool {
 
   @Override
   public int run(String[] args) throws Exception {
-    if (args.length == 0 || args[0].isBlank()) {
+    if (args.length == 0) {
       err.println(USAGE);
       return 2;
     }
-    String job = args[0];
     Configuration conf = new YarnConfiguration(getConf() == null ? new Configuration() : getConf());
-    List<String> jobArgs =
-        takeTrailingSettings(List.of(Arrays.copyOfRange(args, 1, args.length)), conf);
+    ClientCommand command;
+    List<UserResources.Resource> resources;
     try {
-      AmOptions.validate(conf);
-      for (ConfigOption<?> option : TideOptions.all()) {
-        option.get(conf);
+      command = ClientCommand.parse(args, conf);
+      if (command.help()) {
+        out.println(USAGE);
+        return 0;
       }
-    } catch (IllegalArgumentException e) {
+      validateSettings(conf);
+      resources = UserResources.of(conf, command.jar());
+      JobPreflight.check(command, conf);
+    } catch (ClientCommand.UsageException e) {
       err.println("tide: " + e.getMessage());
+      err.println("('tide --help' prints the usage)");
       return 2;
     }
+    String job = command.job();
+    List<String> jobArgs = command.jobArgs();
 
     YarnClient yarn = YarnClient.createYarnClient();
     yarn.init(conf);
@@ -136,7 +159,7 @@ public final class TideClient extends Configured implements Tool {
       Thread killHook = new Thread(() -> killIfRunning(yarn, appId, staging), "tide-kill-hook");
       try {
         ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
-        prepareSubmission(context, conf, fs, staging, job, jobArgs, amResource);
+        prepareSubmission(context, conf, fs, staging, job, jobArgs, resources, amResource);
         Runtime.getRuntime().addShutdownHook(killHook);
         yarn.submitApplication(context);
         out.println("Submitted " + appId + " (" + context.getApplicationName() + ") to queue "
@@ -152,6 +175,22 @@ public final class TideClient extends Configured implements Tool {
       }
     } finally {
       yarn.stop();
+    }
+  }
+
+  /**
+   * Reads every setting once, so that a malformed {@code tide.*} value stops the client.
+   *
+   * @throws ClientCommand.UsageException naming the key and the value
+   */
+  static void validateSettings(Configuration conf) throws ClientCommand.UsageException {
+    try {
+      AmOptions.validate(conf);
+      for (ConfigOption<?> option : TideOptions.all()) {
+        option.get(conf);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new ClientCommand.UsageException(e.getMessage());
     }
   }
 
@@ -204,14 +243,16 @@ public final class TideClient extends Configured implements Tool {
   }
 
   private void prepareSubmission(ApplicationSubmissionContext context, Configuration conf,
-      FileSystem fs, StagingArea staging, String job, List<String> jobArgs, Resource amResource)
-      throws IOException {
+      FileSystem fs, StagingArea staging, String job, List<String> jobArgs,
+      List<UserResources.Resource> resources, Resource amResource) throws IOException {
     Optional<Path> stagedJar = Optional.empty();
     if (ContainerCommands.stagesJar(conf)) {
       stagedJar = Optional.of(
           staging.copyIn(StagingArea.jarOf(TideClient.class), ContainerCommands.APP_JAR));
     }
-    staging.writeConf(jobConf(conf, job, jobArgs, stagedJar), ContainerCommands.JOB_CONF);
+    Configuration jobConf = jobConf(conf, job, jobArgs, stagedJar);
+    UserResources.stage(resources, staging, conf, jobConf);
+    staging.writeConf(jobConf, ContainerCommands.JOB_CONF);
     Map<String, LocalResource> localResources = staging.localResources();
 
     Credentials credentials = AppSecret.asCredentials(AppSecret.generate());
