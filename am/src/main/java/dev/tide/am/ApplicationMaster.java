@@ -4,6 +4,7 @@ import dev.tide.driver.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
+import dev.tide.driver.UserClassLoader;
 import dev.tide.driver.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
 import java.io.File;
@@ -12,26 +13,19 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -112,6 +106,10 @@ public final class ApplicationMaster {
       if (host == null) {
         host = java.net.InetAddress.getLocalHost().getCanonicalHostName();
       }
+      // Jobs, mappers and reducers are made with the context class loader; the driver's
+      // threads, started from this one, inherit it.
+      Thread.currentThread().setContextClassLoader(UserClassLoader.forContainer(conf,
+          new File("").getAbsoluteFile(), ApplicationMaster.class.getClassLoader()));
       exitCode = new ApplicationMaster(conf, appId, host, AppSecret.fromCurrentUser()).run();
     } catch (Throwable t) {
       LOG.error("ApplicationMaster failed to start", t);
@@ -189,7 +187,7 @@ public final class ApplicationMaster {
     LOG.info("Driver of {} listening at {}:{}", appId, driverHost, rpc.getPort());
 
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(conf, appId.toString(),
-        driverHost, rpc.getPort(), secret, stagedJar());
+        driverHost, rpc.getPort(), secret, UserResources.stagedResources(conf));
     AtomicInteger launcherThreads = new AtomicInteger();
     launcherPool = Executors.newFixedThreadPool(LAUNCHER_THREADS, r -> {
       Thread t = new Thread(r, "tide-launcher-" + launcherThreads.incrementAndGet());
@@ -249,20 +247,6 @@ public final class ApplicationMaster {
         new NodeListPlacement(placement == AmOptions.Placement.SPREAD
             ? NodeListPlacement.Mode.SPREAD : NodeListPlacement.Mode.PACK, runningNodes),
         tasksPerExecutor, racks);
-  }
-
-  /** The staged app jar as a local resource, if the client staged one. */
-  private Optional<LocalResource> stagedJar() throws IOException {
-    String jar = conf.getTrimmed(AmOptions.STAGED_JAR_KEY, "");
-    if (jar.isEmpty()) {
-      return Optional.empty();
-    }
-    Path path = new Path(jar);
-    FileSystem fs = path.getFileSystem(conf);
-    FileStatus status = fs.getFileStatus(path);
-    return Optional.of(LocalResource.newInstance(URL.fromPath(status.getPath()),
-        LocalResourceType.FILE, LocalResourceVisibility.APPLICATION, status.getLen(),
-        status.getModificationTime()));
   }
 
   private JobStatus currentStatus() {

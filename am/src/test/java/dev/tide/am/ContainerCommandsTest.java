@@ -10,6 +10,7 @@ import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -110,7 +111,7 @@ class ContainerCommandsTest {
         "/s/app/tide-app.jar"), LocalResourceType.FILE, LocalResourceVisibility.APPLICATION,
         1234, 5678);
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(conf,
-        "application_1_0001", "amhost", 40000, secret, Optional.of(jar));
+        "application_1_0001", "amhost", 40000, secret, Map.of("tide-app.jar", jar));
 
     ContainerLaunchContext context = contexts.create("7");
 
@@ -143,7 +144,7 @@ class ContainerCommandsTest {
     Configuration conf = new Configuration(false);
     conf.set("tide.yarn.container.classpath", "/conf:/classes");
     ContainerLaunchContext context = new ExecutorLaunchContexts(conf, "application_1_0001",
-        "amhost", 40000, AppSecret.generate(), Optional.empty()).create("1");
+        "amhost", 40000, AppSecret.generate(), Map.of()).create("1");
     assertEquals("/conf:/classes", context.getEnvironment().get("CLASSPATH"));
     assertTrue(context.getLocalResources().isEmpty());
   }
