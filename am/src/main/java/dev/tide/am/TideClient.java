@@ -34,6 +34,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.client.util.YarnClientUtils;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,9 +44,12 @@ import org.slf4j.LoggerFactory;
  * name and arguments) under {@code <tide.yarn.stagingDir>/<appId>/}, creates the application
  * secret, submits the AM container, then prints the application's state changes and, while it
  * runs, the job's progress from the AM's {@code /status} endpoint. It returns 0 when the
- * application FINISHED with SUCCEEDED, 1 otherwise, 2 for a usage or configuration error. On
- * Ctrl-C a shutdown hook kills the application if it has not ended. The staging directory is
- * deleted at the end.
+ * application FINISHED with SUCCEEDED, 1 otherwise, 2 for a usage or configuration error
+ * (found before YARN is asked for anything: {@link ClientCommand}, {@link JobPreflight}). With
+ * {@code --detach} it returns 0 as soon as the application is RUNNING. On Ctrl-C a shutdown hook
+ * kills the application if it has not ended, and deletes the staging directory. Otherwise the
+ * staging directory belongs to the AM, which deletes it at its end; the client deletes it only
+ * for an application whose AM never ran (not submitted, or ended before RUNNING).
  *
  * <p>Threading: {@link #run} on the caller's thread; one instance runs one application at a
  * time. Settings come from the Tool's configuration, from {@code tide-site.xml} on the classpath
@@ -62,6 +66,7 @@ public final class TideClient extends Configured implements Tool {
       "                or the class name of a dev.tide.driver.job.TideJob (public no-arg",
       "                constructor) in --jar, in -libjars or on Tide's classpath",
       "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
+      "  --detach      return once the application runs (as tide.client.detach=true)",
       "  -h, --help    print this text",
       "generic options (Hadoop's; after --jar and --detach too):",
       "  -D key=value  a setting; may also follow the job's arguments (the later one wins)",
@@ -82,6 +87,8 @@ public final class TideClient extends Configured implements Tool {
   private final PrintStream err;
   private volatile ApplicationId lastApplicationId;
   private volatile boolean applicationEnded;
+  /** True once the AM registered (RUNNING): from then on the AM deletes the staging dir. */
+  private volatile boolean amStarted;
 
   public TideClient() {
     this(System.out, System.err);
@@ -156,22 +163,34 @@ public final class TideClient extends Configured implements Tool {
       FileSystem fs = FileSystem.get(conf);
       StagingArea staging = StagingArea.create(fs, AmOptions.stagingDir(conf, fs),
           appId.toString());
+      boolean detach = command.detach() || AmOptions.CLIENT_DETACH.get(conf);
+      amStarted = false;
       Thread killHook = new Thread(() -> killIfRunning(yarn, appId, staging), "tide-kill-hook");
       try {
         ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
         prepareSubmission(context, conf, fs, staging, job, jobArgs, resources, amResource);
-        Runtime.getRuntime().addShutdownHook(killHook);
-        yarn.submitApplication(context);
+        if (!detach) {
+          Runtime.getRuntime().addShutdownHook(killHook);
+        }
+        try {
+          yarn.submitApplication(context);
+        } catch (YarnException e) {
+          err.println("tide: YARN refused " + appId + ": " + e.getMessage());
+          return 1;
+        }
         out.println("Submitted " + appId + " (" + context.getApplicationName() + ") to queue "
             + context.getQueue());
-        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf));
+        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf), detach);
       } finally {
         try {
           Runtime.getRuntime().removeShutdownHook(killHook);
         } catch (IllegalStateException e) {
           // JVM already shutting down: the hook is running or ran.
         }
-        deleteStaging(staging);
+        if (!amStarted) {
+          // Never submitted, or ended before its AM ran: nobody else will delete it.
+          deleteStaging(staging);
+        }
       }
     } finally {
       yarn.stop();
@@ -252,6 +271,7 @@ public final class TideClient extends Configured implements Tool {
     }
     Configuration jobConf = jobConf(conf, job, jobArgs, stagedJar);
     UserResources.stage(resources, staging, conf, jobConf);
+    jobConf.set(AmOptions.STAGING_APP_DIR_KEY, staging.dir().toString());
     staging.writeConf(jobConf, ContainerCommands.JOB_CONF);
     Map<String, LocalResource> localResources = staging.localResources();
 
@@ -272,14 +292,18 @@ public final class TideClient extends Configured implements Tool {
     context.setApplicationName(AmOptions.appName(conf, job));
     context.setApplicationType(APPLICATION_TYPE);
     context.setQueue(AmOptions.QUEUE.get(conf));
-    context.setMaxAppAttempts(1);
+    context.setMaxAppAttempts(AmOptions.AM_MAX_ATTEMPTS.get(conf));
     context.setResource(amResource);
     context.setAMContainerSpec(amContainer);
     LOG.debug("AM command of {}: {}", context.getApplicationId(), amContainer.getCommands());
   }
 
-  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval)
-      throws Exception {
+  /**
+   * Prints state changes and progress until the application ends, or, when {@code detach},
+   * until it is RUNNING.
+   */
+  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval,
+      boolean detach) throws Exception {
     AmStatusClient statusClient = new AmStatusClient(pollInterval.plusSeconds(1));
     YarnApplicationState lastState = null;
     String lastProgress = null;
@@ -293,6 +317,16 @@ public final class TideClient extends Configured implements Tool {
       if (ENDED.contains(state)) {
         applicationEnded = true;
         return reportEnd(appId, report);
+      }
+      if (state == YarnApplicationState.RUNNING && !amStarted) {
+        amStarted = true;
+        out.println(appId + " tracking URL: " + report.getTrackingUrl());
+        if (detach) {
+          out.println(appId + " is running; the client detaches. Follow it with:");
+          out.println("  yarn application -status " + appId);
+          out.println("  yarn logs -applicationId " + appId + "   (once it has ended)");
+          return 0;
+        }
       }
       if (state == YarnApplicationState.RUNNING) {
         Optional<String> url = AmStatusClient.statusUrl(report.getOriginalTrackingUrl());

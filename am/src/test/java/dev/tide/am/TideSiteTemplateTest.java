@@ -32,7 +32,8 @@ class TideSiteTemplateTest {
   private static final Set<String> NOT_SETTINGS = Set.of(
       "tide.job", "tide.job.args", // set by the client from its command line
       "tide.application.secret", // alias of the secret in the container credentials
-      AmOptions.STAGED_JAR_KEY, UserResources.STAGED_KEY, // set by the client in tide-job.xml
+      AmOptions.STAGED_JAR_KEY, AmOptions.STAGING_APP_DIR_KEY, // set by the client in tide-job.xml
+      UserResources.STAGED_KEY,
       dev.tide.driver.UserClassLoader.USER_JARS_KEY);
 
   private static final Pattern KEY_LITERAL = Pattern.compile("\"(tide\\.[A-Za-z0-9_.]+)\"");

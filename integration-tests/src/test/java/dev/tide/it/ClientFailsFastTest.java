@@ -30,16 +30,11 @@ class ClientFailsFastTest {
   @BeforeAll
   static void startCluster() throws Exception {
     cluster = EmbeddedCluster.start("tide-fail-fast", 1, Path.of("target", "fail-fast-cluster"));
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.clientConf());
-    yarn.start();
+    yarn = cluster.yarnClient();
   }
 
   @AfterAll
   static void stopCluster() {
-    if (yarn != null) {
-      yarn.stop();
-    }
     if (cluster != null) {
       cluster.close();
     }
