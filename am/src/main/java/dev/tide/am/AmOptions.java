@@ -64,6 +64,17 @@ public final class AmOptions {
           + " maximum application attempts; yarn.resourcemanager.am.max-attempts caps it). A"
           + " new attempt starts the job again from its beginning.");
 
+  public static final ConfigOption<String> APP_TAGS =
+      stringOption("tide.app.tags", "", "Application tags (comma-separated), as YARN lists and"
+          + " filters them (yarn application -list -appTags ...).");
+  public static final ConfigOption<Integer> APP_PRIORITY =
+      intOption("tide.app.priority", -1, -1, "YARN priority of the application within its"
+          + " queue (higher first, where the scheduler uses priorities); -1 leaves the queue's"
+          + " default.");
+  public static final ConfigOption<String> AM_NODE_LABEL_EXPRESSION =
+      stringOption("tide.am.nodeLabelExpression", "", "YARN node-label expression for the"
+          + " ApplicationMaster's container; empty means the queue's default label.");
+
   public static final ConfigOption<String> PLACEMENT =
       stringOption("tide.yarn.placement", "locality", "Where executors go: locality (near the"
           + " pending tasks' preferred hosts), spread (over as many nodes as possible) or pack"
@@ -103,7 +114,8 @@ public final class AmOptions {
   public static List<ConfigOption<?>> all() {
     return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,
         STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL,
-        CLIENT_DETACH, AM_MAX_ATTEMPTS, PLACEMENT,
+        CLIENT_DETACH, AM_MAX_ATTEMPTS, APP_TAGS, APP_PRIORITY, AM_NODE_LABEL_EXPRESSION,
+        PLACEMENT,
         FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT);
   }
 

@@ -51,7 +51,7 @@ public final class ExecutorLaunchContexts {
         TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(conf).toMillis();
     this.executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
     this.javaOpts = TideOptions.EXECUTOR_JAVA_OPTS.get(conf);
-    this.environment = ContainerCommands.environment(conf);
+    this.environment = ContainerCommands.environment(conf, ContainerCommands.EXECUTOR_ENV_PREFIX);
     this.localResources = Map.copyOf(localResources);
     this.secret = secret.clone();
     this.tokens = serialize(AppSecret.asCredentials(secret));

@@ -28,7 +28,9 @@ import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
@@ -286,13 +288,29 @@ public final class TideClient extends Configured implements Tool {
       fs.addDelegationTokens(renewer, credentials);
     }
     ContainerLaunchContext amContainer = ContainerLaunchContext.newInstance(localResources,
-        ContainerCommands.environment(conf), List.of(amCommand(conf)), null,
+        ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX), List.of(amCommand(conf)), null,
         ByteBuffer.wrap(ExecutorLaunchContexts.serialize(credentials)), null);
 
     context.setApplicationName(AmOptions.appName(conf, job));
     context.setApplicationType(APPLICATION_TYPE);
     context.setQueue(AmOptions.QUEUE.get(conf));
     context.setMaxAppAttempts(AmOptions.AM_MAX_ATTEMPTS.get(conf));
+    List<String> tags = AmOptions.APP_TAGS.get(conf).isBlank() ? List.of()
+        : List.of(conf.getTrimmedStrings(AmOptions.APP_TAGS.key()));
+    if (!tags.isEmpty()) {
+      context.setApplicationTags(new java.util.HashSet<>(tags));
+    }
+    int priority = AmOptions.APP_PRIORITY.get(conf);
+    if (priority >= 0) {
+      context.setPriority(Priority.newInstance(priority));
+    }
+    String amLabel = AmOptions.AM_NODE_LABEL_EXPRESSION.get(conf);
+    if (!amLabel.isEmpty()) {
+      ResourceRequest amRequest = ResourceRequest.newInstance(Priority.newInstance(0),
+          ResourceRequest.ANY, amResource, 1);
+      amRequest.setNodeLabelExpression(amLabel);
+      context.setAMContainerResourceRequests(List.of(amRequest));
+    }
     context.setResource(amResource);
     context.setAMContainerSpec(amContainer);
     LOG.debug("AM command of {}: {}", context.getApplicationId(), amContainer.getCommands());

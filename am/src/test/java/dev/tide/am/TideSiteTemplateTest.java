@@ -34,6 +34,8 @@ class TideSiteTemplateTest {
       "tide.application.secret", // alias of the secret in the container credentials
       AmOptions.STAGED_JAR_KEY, AmOptions.STAGING_APP_DIR_KEY, // set by the client in tide-job.xml
       UserResources.STAGED_KEY,
+      // prefixes (tide.am.env.NAME, tide.executor.env.NAME), described in the template's header
+      ContainerCommands.AM_ENV_PREFIX, ContainerCommands.EXECUTOR_ENV_PREFIX,
       dev.tide.driver.UserClassLoader.USER_JARS_KEY);
 
   private static final Pattern KEY_LITERAL = Pattern.compile("\"(tide\\.[A-Za-z0-9_.]+)\"");

@@ -64,7 +64,9 @@ class DetachAndStagingTest {
   void detachedClientReturnsWhileTheApplicationRuns() throws Exception {
     List<String> args = new ArrayList<>(List.of("--detach"));
     args.addAll(List.of(SLEEP_JOB));
-    JobRun run = Submitter.run(cluster.clientConf(), System.out, args.toArray(new String[0]));
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.app.tags", "nightly,team-a");
+    JobRun run = Submitter.run(conf, System.out, args.toArray(new String[0]));
 
     assertEquals(0, run.exitCode(), run.output());
     ApplicationId appId = ApplicationId.fromString(run.appId());
@@ -75,6 +77,8 @@ class DetachAndStagingTest {
     assertTrue(run.output().contains("yarn application -status " + appId), run.output());
     assertTrue(run.output().contains("yarn logs -applicationId " + appId), run.output());
     assertTrue(stagingExists(appId), "the AM still needs its staging directory");
+    assertEquals(java.util.Set.of("nightly", "team-a"),
+        yarn.getApplicationReport(appId).getApplicationTags());
 
     assertSucceededAndStagingDeleted(appId);
   }
