@@ -32,7 +32,11 @@ class TideSiteTemplateTest {
   private static final Set<String> NOT_SETTINGS = Set.of(
       "tide.job", "tide.job.args", // set by the client from its command line
       "tide.application.secret", // alias of the secret in the container credentials
-      AmOptions.STAGED_JAR_KEY); // set by the client in tide-job.xml
+      AmOptions.STAGED_JAR_KEY, AmOptions.STAGING_APP_DIR_KEY, // set by the client in tide-job.xml
+      UserResources.STAGED_KEY,
+      // prefixes (tide.am.env.NAME, tide.executor.env.NAME), described in the template's header
+      ContainerCommands.AM_ENV_PREFIX, ContainerCommands.EXECUTOR_ENV_PREFIX,
+      dev.tide.driver.UserClassLoader.USER_JARS_KEY);
 
   private static final Pattern KEY_LITERAL = Pattern.compile("\"(tide\\.[A-Za-z0-9_.]+)\"");
 

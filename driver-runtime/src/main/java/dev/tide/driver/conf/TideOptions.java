@@ -20,6 +20,13 @@ public final class TideOptions {
   public static final ConfigOption<String> JOB_ARGS =
       stringOption("tide.job.args", "", "The job's arguments (set by the client).");
 
+  public static final ConfigOption<Boolean> USER_CLASSPATH_FIRST =
+      booleanOption("tide.user.classpath.first", false, "When true, classes of the job's own"
+          + " jars (--jar, -libjars) are loaded before Tide's classpath in the ApplicationMaster"
+          + " and the executors (as mapreduce.job.user.classpath.first); the JDK, Hadoop and"
+          + " Tide's own packages still come from Tide's classpath. When false, the user's jars"
+          + " come after Tide's.");
+
   public static final ConfigOption<Integer> EXECUTOR_CORES =
       intOption("tide.executor.cores", 1, 1, "Task slots (threads) per executor.");
   public static final ConfigOption<Integer> TASK_CPUS =
@@ -130,7 +137,7 @@ public final class TideOptions {
           + " input splits, as TeraSort) to choose its reducers' key ranges.");
 
   public static List<ConfigOption<?>> all() {
-    return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
+    return List.of(JOB, JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
         EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,

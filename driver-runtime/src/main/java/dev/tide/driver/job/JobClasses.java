@@ -18,10 +18,15 @@ public final class JobClasses {
 
   private JobClasses() {}
 
+  /** The names of the built-in jobs, sorted. */
+  public static java.util.List<String> builtInNames() {
+    return BUILT_IN.keySet().stream().sorted().toList();
+  }
+
   public static TideJob newJob(String name) {
     if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("no job given: name a built-in job (" 
-          + String.join(", ", BUILT_IN.keySet()) + ") or a TideJob class");
+      throw new IllegalArgumentException("no job given: name a built-in job ("
+          + String.join(", ", builtInNames()) + ") or a TideJob class");
     }
     return newInstance(BUILT_IN.getOrDefault(name, name), TideJob.class, "job");
   }

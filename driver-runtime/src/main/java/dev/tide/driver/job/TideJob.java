@@ -8,6 +8,13 @@ package dev.tide.driver.job;
  * and stages' bytes and the job's settings.
  */
 public interface TideJob {
+  /**
+   * Checks the job's arguments without planning (no FileSystem access, nothing slow): the
+   * client calls it before it submits anything, so a bad argument costs no application. Throw an
+   * {@link IllegalArgumentException} with the usage; the default accepts anything.
+   */
+  default void checkArguments(JobContext context) {}
+
   /** The job's one plan; jobs that override {@link #run} need not implement it. */
   default JobPlan plan(JobContext context) throws Exception {
     throw new UnsupportedOperationException(getClass().getName()

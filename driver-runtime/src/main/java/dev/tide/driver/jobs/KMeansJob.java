@@ -45,13 +45,21 @@ public final class KMeansJob implements TideJob {
   private static final Pattern SEPARATOR = Pattern.compile("[,\\s]+");
 
   @Override
-  public void run(JobSession session) throws Exception {
-    JobContext context = session.context();
+  public void checkArguments(JobContext context) {
     List<String> args = context.args();
     if (args.size() != 4) {
       throw new IllegalArgumentException("usage: kmeans <input path> <k> <iterations>"
           + " <output path>");
     }
+    positive(args.get(1), "k");
+    positive(args.get(2), "iterations");
+  }
+
+  @Override
+  public void run(JobSession session) throws Exception {
+    JobContext context = session.context();
+    checkArguments(context);
+    List<String> args = context.args();
     int k = positive(args.get(1), "k");
     int iterations = positive(args.get(2), "iterations");
     String output = args.get(3);

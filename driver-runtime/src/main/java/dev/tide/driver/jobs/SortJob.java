@@ -29,11 +29,16 @@ public final class SortJob implements TideJob {
   static final int SAMPLED_SPLITS = 10;
 
   @Override
-  public JobPlan plan(JobContext context) throws Exception {
-    List<String> args = context.args();
-    if (args.size() != 2) {
+  public void checkArguments(JobContext context) {
+    if (context.args().size() != 2) {
       throw new IllegalArgumentException("usage: sort <input path> <output path>");
     }
+  }
+
+  @Override
+  public JobPlan plan(JobContext context) throws Exception {
+    checkArguments(context);
+    List<String> args = context.args();
     Configuration conf = context.conf();
     int recordBytes = TideOptions.SORT_RECORD_BYTES.get(conf);
     int keyBytes = TideOptions.SORT_KEY_BYTES.get(conf);

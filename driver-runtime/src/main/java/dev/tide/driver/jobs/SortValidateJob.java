@@ -34,12 +34,17 @@ public final class SortValidateJob implements TideJob {
   private static final byte[] INPUT_KEY = "input".getBytes(StandardCharsets.UTF_8);
 
   @Override
-  public JobPlan plan(JobContext context) throws Exception {
-    List<String> args = context.args();
-    if (args.size() != 3) {
+  public void checkArguments(JobContext context) {
+    if (context.args().size() != 3) {
       throw new IllegalArgumentException("usage: sortvalidate <input path> <sorted path>"
           + " <report path>");
     }
+  }
+
+  @Override
+  public JobPlan plan(JobContext context) throws Exception {
+    checkArguments(context);
+    List<String> args = context.args();
     JobPlan.Builder plan = JobPlan.builder("sortvalidate");
     JobPlan.Stage input = plan.input("input", FileRangeSplits.plan(context.conf(), args.get(0),
         0), InputSumMapper.class);

@@ -28,11 +28,17 @@ import java.util.Map;
  */
 public final class WordCountJob implements TideJob {
   @Override
-  public JobPlan plan(JobContext context) throws Exception {
-    List<String> args = context.args();
-    if (args.size() != 2) {
-      throw new IllegalArgumentException("usage: wordcount <input path> <output path>");
+  public void checkArguments(JobContext context) {
+    if (context.args().size() != 2) {
+      throw new IllegalArgumentException("usage: wordcount <input path> <output path>; got "
+          + context.args().size() + " arguments " + context.args());
     }
+  }
+
+  @Override
+  public JobPlan plan(JobContext context) throws Exception {
+    checkArguments(context);
+    List<String> args = context.args();
     int reducers = TideOptions.WORDCOUNT_REDUCERS.get(context.conf());
     long splitSize = TideOptions.WORDCOUNT_SPLIT_SIZE.get(context.conf());
     List<InputSplit> splits = FileRangeSplits.plan(context.conf(), args.get(0), splitSize);
