@@ -109,17 +109,10 @@ class DagJobTest {
     }
     assertTrue(appId != null, "stage 2 started");
     int deleted = 0;
-    String user = UserGroupInformation.getCurrentUser().getShortUserName();
-    for (int i = 0; i < 3; i++) {
-      NodeManager nm = cluster.yarn().getNodeManager(i);
-      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
-        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
-            appId);
-        for (java.nio.file.Path file : List.of(ShuffleLayout.dataFile(appDir, 1, 0),
-            ShuffleLayout.indexFile(appDir, 1, 0))) {
-          if (Files.deleteIfExists(file)) {
-            deleted++;
-          }
+    for (boolean index : new boolean[] {false, true}) {
+      for (java.nio.file.Path file : mapOutputFiles(appId, 1, 0, index)) {
+        if (Files.deleteIfExists(file)) {
+          deleted++;
         }
       }
     }
@@ -136,6 +129,111 @@ class DagJobTest {
     assertEquals(4, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
         .equals("0") && e.get("result").equals("SUCCEEDED")).count(),
         "no map of stage 0 ran again: their outputs were all there");
+  }
+
+  @Test
+  void aByteFlippedInAMapOutputOnDiskRerunsThatMapAndTheOutputIsExact() throws Exception {
+    JobRun run = runWithDamage("/dag/flip-data", jobConf(), false);
+    assertEquals(0, run.exitCode(), run.output());
+    assertEquals(DagJob.expectedChain(4, 5000), lines(cluster.fileSystem(), "/dag/flip-data"));
+    List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
+    List<EventLine> lost = JobRun.named(events, "mapOutputLost");
+    assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
+        .toList());
+    assertTrue(lost.get(0).get("cause").contains("checksum mismatch on two fetches"),
+        lost.get(0).get("cause"));
+    System.out.println("diagnosis: " + lost.get(0));
+    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+        .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
+        .count(), "stage 1 task 0 ran exactly once more");
+  }
+
+  @Test
+  void aByteFlippedInAMapOutputIndexIsRefusedAsCorruptAndTheMapReruns() throws Exception {
+    JobRun run = runWithDamage("/dag/flip-index", jobConf(), true);
+    assertEquals(0, run.exitCode(), run.output());
+    assertEquals(DagJob.expectedChain(4, 5000), lines(cluster.fileSystem(), "/dag/flip-index"));
+    List<EventLine> lost = JobRun.named(run.events(cluster.fileSystem(), EVENTS),
+        "mapOutputLost");
+    assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
+        .toList());
+    assertTrue(lost.get(0).get("cause").contains("CORRUPT")
+        && lost.get(0).get("cause").contains("fails its checksum"), lost.get(0).get("cause"));
+    System.out.println("diagnosis: " + lost.get(0));
+  }
+
+  @Test
+  void withChecksumsOffTheSameFlipIsNotCaught() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.shuffle.checksum.enabled", "false");
+    conf.set("tide.task.maxAttempts", "2");
+    JobRun run = runWithDamage("/dag/flip-unchecked", conf, false);
+    FileSystem fs = cluster.fileSystem();
+    boolean exact = run.exitCode() == 0
+        && DagJob.expectedChain(4, 5000).equals(lines(fs, "/dag/flip-unchecked"));
+    assertFalse(exact, "without checksums the damaged byte must show (wrong output or a failed"
+        + " job); exit " + run.exitCode());
+    assertTrue(JobRun.named(run.events(fs, EVENTS), "mapOutputLost").isEmpty(),
+        "nothing noticed the damage as a lost map output");
+    System.out.println("checksums off: exit " + run.exitCode()
+        + (run.exitCode() == 0 ? ", wrong output" : ", job failed"));
+  }
+
+  /**
+   * Runs the chain job (stage 2 waits 4 s before reading) and, once stage 2 has started, flips
+   * one byte in the middle of stage 1 task 0's data file (or index) on its NodeManager's disk.
+   */
+  private static JobRun runWithDamage(String output, Configuration conf, boolean index)
+      throws Exception {
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, DagJob.class.getName(), "chain", "4", "5000",
+            output, "4000");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    String appId = null;
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      appId = appRunningStage(fs, "2");
+      if (appId == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(appId != null, "stage 2 started");
+    List<java.nio.file.Path> files = mapOutputFiles(appId, 1, 0, index);
+    assertEquals(1, files.size(), "the file is on one NodeManager");
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(files.get(0),
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      long at = ch.size() / 2;
+      java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+      ch.read(one, at);
+      one.put(0, (byte) (one.get(0) ^ 0x20)).rewind();
+      ch.write(one, at);
+    }
+    return job.get(180, TimeUnit.SECONDS);
+  }
+
+  /** The data (or index) files of one map output on the NodeManagers' disks. */
+  private static List<java.nio.file.Path> mapOutputFiles(String appId, int shuffle, int map,
+      boolean index) throws Exception {
+    List<java.nio.file.Path> found = new ArrayList<>();
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    for (int i = 0; i < 3; i++) {
+      NodeManager nm = cluster.yarn().getNodeManager(i);
+      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
+        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
+            appId);
+        java.nio.file.Path file = index ? ShuffleLayout.indexFile(appDir, shuffle, map)
+            : ShuffleLayout.dataFile(appDir, shuffle, map);
+        if (Files.exists(file)) {
+          found.add(file);
+        }
+      }
+    }
+    return found;
   }
 
   @Test

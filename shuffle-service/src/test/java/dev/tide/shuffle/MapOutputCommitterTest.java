@@ -100,4 +100,36 @@ class MapOutputCommitterTest {
       return files.filter(p -> p.getFileName().toString().contains(".tmp-")).toList();
     }
   }
+
+  @Test
+  void aDamagedCommittedOutputIsReplacedAndAnIntactOneIsKept() throws IOException {
+    Path temp = MapOutputCommitter.tempDataFile(appDir, 2, 0, 1);
+    byte[] bytes = "aaaaabbbbbbbbbb".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Files.write(temp, bytes);
+    long[] lengths = {5, 10};
+    int[] checksums = {crc(bytes, 0, 5), crc(bytes, 5, 10)};
+    assertTrue(MapOutputCommitter.commit(appDir, 2, 0, temp, lengths, checksums));
+    Path data = ShuffleLayout.dataFile(appDir, 2, 0);
+
+    Path second = MapOutputCommitter.tempDataFile(appDir, 2, 0, 2);
+    Files.write(second, bytes);
+    assertFalse(MapOutputCommitter.commit(appDir, 2, 0, second, lengths, checksums),
+        "an intact output stays");
+
+    byte[] damaged = bytes.clone();
+    damaged[7] ^= 0x04;
+    Files.write(data, damaged);
+    Path third = MapOutputCommitter.tempDataFile(appDir, 2, 0, 3);
+    Files.write(third, bytes);
+    assertTrue(MapOutputCommitter.commit(appDir, 2, 0, third, lengths, checksums),
+        "a rerun replaces a damaged output");
+    assertArrayEquals(bytes, Files.readAllBytes(data));
+    assertEquals(List.of(), tempFiles());
+  }
+
+  private static int crc(byte[] b, int off, int len) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(b, off, len);
+    return (int) crc.getValue();
+  }
 }

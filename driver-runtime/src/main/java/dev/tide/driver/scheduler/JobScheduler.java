@@ -554,7 +554,9 @@ public final class JobScheduler {
         if (stage.loseOutput(index)) {
           rerunStages.add(stage.stage.id());
           events.record("mapOutputLost", "stage", globalId(stage.stage.id()), "map", index, "host",
-              outcome.fetchHost());
+              outcome.fetchHost(), "reader", task.describe(), "cause",
+              outcome.message().length() > 500 ? outcome.message().substring(0, 500) + "..."
+                  : outcome.message());
         }
       }
     }

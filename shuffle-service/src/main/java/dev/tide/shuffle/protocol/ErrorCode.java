@@ -2,7 +2,7 @@ package dev.tide.shuffle.protocol;
 
 /** Why the server refused a request; the wire byte is explicit and stable. */
 public enum ErrorCode {
-  /** A map output file is missing, truncated or corrupt: the map must be recomputed. */
+  /** A map output file is missing: the map must be recomputed. */
   NOT_FOUND(1),
   /** The request names an application other than the connection's, or one no longer served. */
   FORBIDDEN(2),
