@@ -54,8 +54,7 @@ public final class JobScheduler {
   private String failure;
   /** Attempts of earlier plans still running: their reports only free their slots. */
   private final Map<Long, String> strays = new HashMap<>();
-  /** Cached dataset blocks ({@link #blockKey}) and the executor that holds each. */
-  private final Map<String, String> cachedBlocks = new HashMap<>();
+  private final CachedBlocks cachedBlocks = new CachedBlocks();
 
   /** An executor as the scheduler sees it. */
   private static final class ExecutorSlots {
@@ -63,7 +62,6 @@ public final class JobScheduler {
     final String host;
     final int shufflePort;
     int busy;
-    int cachedBlocks;
     boolean pendingRemoval;
     /** It reported running out of heap and exits to be replaced: no new tasks. */
     boolean exiting;
@@ -157,10 +155,6 @@ public final class JobScheduler {
     return stages.get(task.stageId() - stageBase);
   }
 
-  private static String blockKey(String dataset, int index) {
-    return dataset + "#" + index;
-  }
-
   public void executorAdded(String executorId, String host, int shufflePort) {
     executors.put(executorId, new ExecutorSlots(executorId, host, shufflePort,
         clock.getAsLong()));
@@ -184,13 +178,7 @@ public final class JobScheduler {
       }
     }
     strays.values().removeIf(executorId::equals);
-    int lostBlocks = 0;
-    for (Iterator<String> it = cachedBlocks.values().iterator(); it.hasNext(); ) {
-      if (it.next().equals(executorId)) {
-        it.remove();
-        lostBlocks++;
-      }
-    }
+    int lostBlocks = cachedBlocks.executorLost(executorId);
     if (lostBlocks > 0) {
       LOG.info("Executor {} took {} cached blocks with it; they will be read again from their"
           + " splits", executorId, lostBlocks);
@@ -296,7 +284,7 @@ public final class JobScheduler {
     if (data == null || !data.cached()) {
       return null;
     }
-    String holder = cachedBlocks.get(blockKey(data.name(), index));
+    String holder = cachedBlocks.holder(data.name(), index);
     ExecutorSlots e = holder == null ? null : executors.get(holder);
     return e == null || e.pendingRemoval || e.exiting ? null : holder;
   }
@@ -423,23 +411,9 @@ public final class JobScheduler {
     if (task.dataset() == null || !task.dataset().cache()) {
       return;
     }
-    String key = blockKey(task.dataset().name(), task.index());
     boolean holds = outcome.metrics().getOrDefault(TaskOutcome.CACHED_BLOCK, 0L) > 0;
-    ExecutorSlots e = executors.get(executorId);
-    if (holds && e != null) {
-      String before = cachedBlocks.put(key, executorId);
-      if (!executorId.equals(before)) {
-        e.cachedBlocks++;
-        ExecutorSlots old = before == null ? null : executors.get(before);
-        if (old != null) {
-          old.cachedBlocks--;
-        }
-      }
-    } else if (!holds && executorId.equals(cachedBlocks.get(key))) {
-      cachedBlocks.remove(key);
-      if (e != null) {
-        e.cachedBlocks--;
-      }
+    if (executors.containsKey(executorId)) {
+      cachedBlocks.reported(task.dataset().name(), task.index(), executorId, holds);
     }
   }
 
@@ -638,7 +612,7 @@ public final class JobScheduler {
     List<IdleExecutor> idle = new ArrayList<>();
     for (ExecutorSlots e : executors.values()) {
       if (e.busy == 0 && !e.pendingRemoval && !e.exiting) {
-        idle.add(new IdleExecutor(e.id, e.idleSinceMillis, e.cachedBlocks > 0));
+        idle.add(new IdleExecutor(e.id, e.idleSinceMillis, cachedBlocks.holdsAny(e.id)));
       }
     }
     return idle;
