@@ -1,0 +1,56 @@
+package dev.tide.shuffle.yarn;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.docs.SettingsDocs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The settings table of OPERATIONS.md and the tide_shuffle entry of conf/yarn-site.xml are
+ * generated from {@link ShuffleServiceOptions}, and the service's docs mention no
+ * {@code tide.shuffle.*} key that is not one of its settings (or an old name of one).
+ * Regenerate with {@code mvn -o -pl shuffle-service test -Dtest=SettingsDocTest
+ * -Dtide.regenerateDocs=true}.
+ */
+class SettingsDocTest {
+  private static final Path OPERATIONS = Path.of("OPERATIONS.md");
+  private static final Path PROTOCOL = Path.of("PROTOCOL.md");
+  private static final Path YARN_SITE = Path.of("..", "conf", "yarn-site.xml");
+
+  @Test
+  void operationsTableIsGeneratedFromTheOptions() throws Exception {
+    SettingsDocs.checkSection(OPERATIONS, "settings (from ShuffleServiceOptions; see"
+        + " SettingsDocTest)", SettingsDocs.markdownTable(ShuffleServiceOptions.ALL));
+  }
+
+  @Test
+  void yarnSiteTemplateCarriesThePortAsTheOptionDefinesIt() throws Exception {
+    SettingsDocs.checkSection(YARN_SITE, "port (from ShuffleServiceOptions)",
+        SettingsDocs.xmlProperties(List.of(ShuffleServiceOptions.PORT), ""));
+  }
+
+  @Test
+  void docsMentionOnlyKnownSettings() throws Exception {
+    Set<String> known = new HashSet<>();
+    for (ConfigOption<?> option : ShuffleServiceOptions.ALL) {
+      known.add(option.key());
+      known.addAll(option.deprecatedKeys());
+    }
+    Set<String> unknown = new TreeSet<>();
+    for (Path doc : List.of(OPERATIONS, PROTOCOL, YARN_SITE)) {
+      for (String key : SettingsDocs.mentionedKeys(Files.readString(doc))) {
+        if (key.startsWith("tide.shuffle.") && !known.contains(key)) {
+          unknown.add(doc + ": " + key);
+        }
+      }
+    }
+    assertEquals(Set.of(), unknown, "tide.shuffle.* keys in the docs that are no setting");
+  }
+}
