@@ -118,12 +118,18 @@ public final class SettingsDocs {
     return "(none)";
   }
 
-  /** The {@code tide.*} keys mentioned in {@code text} (not package names such as dev.tide.x). */
+  /**
+   * The {@code tide.*} keys mentioned in {@code text}: not package names such as dev.tide.x, nor
+   * prefixes ({@code tide.shuffle.*}, {@code tide.dynamicAllocation.}).
+   */
   public static Set<String> mentionedKeys(String text) {
     Set<String> keys = new TreeSet<>();
     Matcher m = MENTIONED_KEY.matcher(text);
     while (m.find()) {
-      keys.add(m.group());
+      char next = m.end() < text.length() ? text.charAt(m.end()) : ' ';
+      if (next != '.' && next != '*') {
+        keys.add(m.group());
+      }
     }
     return keys;
   }
