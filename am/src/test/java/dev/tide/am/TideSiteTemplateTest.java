@@ -78,8 +78,8 @@ class TideSiteTemplateTest {
     return all;
   }
 
-  /** Regenerate with {@code mvn -o -pl am test -Dtest=TideSiteTemplateTest
-   * -Dtide.regenerateDocs=true}. */
+  /** Regenerate with {@code mvn -o -pl am -am test -Dtest=TideSiteTemplateTest
+   * -Dsurefire.failIfNoSpecifiedTests=false -DskipFuzz -Dtide.regenerateDocs=true}. */
   @Test
   void templateIsGeneratedFromTheOptions() throws Exception {
     SettingsDocs.checkSection(TEMPLATE, "settings (from TideOptions and AmOptions; see"

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * The settings table of docs/queue-policy.md and the policy's entries in
  * conf/capacity-scheduler.xml are generated from {@link QueuePolicySettings#OPTIONS}, and the
  * template sets no {@code ordering-policy.*} key the policy does not know. Regenerate with
- * {@code mvn -o -pl queue-policy test -Dtest=SettingsDocTest -Dtide.regenerateDocs=true}.
+ * {@code mvn -o -pl queue-policy -am test -Dtest=SettingsDocTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dtide.regenerateDocs=true}.
  */
 class SettingsDocTest {
   private static final Path DOC = Path.of("..", "docs", "queue-policy.md");

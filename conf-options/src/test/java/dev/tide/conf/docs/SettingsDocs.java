@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  *
  * <p>Used from each module's tests (this class ships in the test-jar of {@code conf-options}).
  * When a check fails, change the option, not the file, and regenerate the files with
- * {@code mvn -o -pl <module> test -Dtide.regenerateDocs=true}.
+ * {@code mvn -o -pl <module> -am test -Dtest=<its test> -Dsurefire.failIfNoSpecifiedTests=false
+ * -DskipFuzz -Dtide.regenerateDocs=true} ({@code -am} builds conf-options and the module's other
+ * Tide dependencies in the same run instead of taking them from the local repository).
  */
 public final class SettingsDocs {
   /** System property that makes {@link #checkSection} rewrite the file instead of failing. */

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
  * The settings table of OPERATIONS.md and the tide_shuffle entry of conf/yarn-site.xml are
  * generated from {@link ShuffleServiceOptions}, and the service's docs mention no
  * {@code tide.shuffle.*} key that is not one of its settings (or an old name of one).
- * Regenerate with {@code mvn -o -pl shuffle-service test -Dtest=SettingsDocTest
- * -Dtide.regenerateDocs=true}.
+ * Regenerate with {@code mvn -o -pl shuffle-service -am test -Dtest=SettingsDocTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -DskipFuzz -Dtide.regenerateDocs=true}.
  */
 class SettingsDocTest {
   private static final Path OPERATIONS = Path.of("OPERATIONS.md");
