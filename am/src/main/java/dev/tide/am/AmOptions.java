@@ -8,6 +8,7 @@ import static dev.tide.conf.ConfigOption.stringOption;
 
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.ConfigOptions;
+import dev.tide.driver.alloc.AllocationSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -95,12 +96,15 @@ public final class AmOptions {
   }
 
   /**
-   * Reads every option once so that bad values fail at start-up.
+   * Reads every option once so that bad values fail at start-up, then the dynamic allocation
+   * settings, which are only valid together (minExecutors at most maxExecutors, rampUp one of
+   * its modes ...), so that the client refuses them before submitting.
    *
    * @throws IllegalArgumentException naming every bad key with its value
    */
   public static void validate(Configuration conf) {
     ConfigOptions.validate(conf, all());
+    AllocationSettings.from(conf);
   }
 
   /** {@code tide.yarn.placement}. */
