@@ -102,6 +102,38 @@ class ConfigOptionTest {
   }
 
   @Test
+  void aDeprecatedKeyIsLoggedOnceAtWarn() {
+    ConfigOption<Long> option = bytesOption("t.logged", "1m", 0, "logged")
+        .withDeprecatedKeys("t.logged.bytes");
+    List<String> warnings = new java.util.ArrayList<>();
+    org.apache.log4j.Logger logger = org.apache.log4j.Logger.getLogger(ConfigOption.class);
+    org.apache.log4j.AppenderSkeleton appender = new org.apache.log4j.AppenderSkeleton() {
+      @Override
+      protected void append(org.apache.log4j.spi.LoggingEvent event) {
+        warnings.add(event.getLevel() + " " + event.getRenderedMessage());
+      }
+
+      @Override
+      public void close() {}
+
+      @Override
+      public boolean requiresLayout() {
+        return false;
+      }
+    };
+    logger.addAppender(appender);
+    try {
+      option.get(conf("t.logged.bytes", "10"));
+      option.get(conf("t.logged.bytes", "20"));
+      option.get(conf("t.logged", "30"));
+    } finally {
+      logger.removeAppender(appender);
+    }
+    assertEquals(List.of("WARN t.logged.bytes is deprecated; use t.logged instead (its value is"
+        + " read as that of t.logged)"), warnings);
+  }
+
+  @Test
   void badValuesNameTheKeyTheValueAndWhatIsExpected() {
     assertEquals("bad value for t.threads = 'many': expected an integer",
         error(THREADS, "t.threads", "many"));
