@@ -1,5 +1,6 @@
 package dev.tide.am;
 
+import static dev.tide.conf.ConfigOption.booleanOption;
 import static dev.tide.conf.ConfigOption.durationOption;
 import static dev.tide.conf.ConfigOption.enumOption;
 import static dev.tide.conf.ConfigOption.intOption;
@@ -58,11 +59,32 @@ public final class AmOptions {
           "How often the client asks YARN and the AM for state and progress.")
           .withCheck(d -> !d.isZero(), "must be positive");
 
+  public static final ConfigOption<Boolean> CLIENT_DETACH =
+      booleanOption("tide.client.detach", false, "When true (or with --detach), the client"
+          + " returns once the application is RUNNING, printing its id and how to follow it,"
+          + " instead of printing progress until the end. The ApplicationMaster deletes the"
+          + " staging directory at its end either way.");
+  public static final ConfigOption<Integer> AM_MAX_ATTEMPTS =
+      intOption("tide.am.maxAttempts", 1, 1, "Attempts of the ApplicationMaster (YARN's"
+          + " maximum application attempts; yarn.resourcemanager.am.max-attempts caps it). A"
+          + " new attempt starts the job again from its beginning.");
+
+  public static final ConfigOption<String> APP_TAGS =
+      stringOption("tide.app.tags", "", "Application tags (comma-separated), as YARN lists and"
+          + " filters them (yarn application -list -appTags ...).");
+  public static final ConfigOption<Integer> APP_PRIORITY =
+      intOption("tide.app.priority", -1, -1, "YARN priority of the application within its"
+          + " queue (higher first, where the scheduler uses priorities); -1 leaves the queue's"
+          + " default.");
+  public static final ConfigOption<String> AM_NODE_LABEL_EXPRESSION =
+      stringOption("tide.am.nodeLabelExpression", "", "YARN node-label expression for the"
+          + " ApplicationMaster's container; empty means the queue's default label.");
+
   /** The values of {@link #PLACEMENT}. */
   public enum Placement { LOCALITY, SPREAD, PACK }
 
-  public static final ConfigOption<Placement> PLACEMENT =
-      enumOption("tide.yarn.placement", Placement.class, Placement.LOCALITY, "Where executors go: locality (near the"
+  public static final ConfigOption<Placement> PLACEMENT = enumOption("tide.yarn.placement",
+      Placement.class, Placement.LOCALITY, "Where executors go: locality (near the"
           + " pending tasks' preferred hosts), spread (over as many nodes as possible) or pack"
           + " (on as few nodes as possible). spread and pack use YARN placement constraints when"
           + " the ResourceManager enables them, node-list requests otherwise.");
@@ -89,9 +111,17 @@ public final class AmOptions {
    */
   public static final String STAGED_JAR_KEY = "tide.yarn.internal.stagedJar";
 
+  /**
+   * Set by the client in tide-job.xml, never by users: the application's staging directory,
+   * which the AM deletes at its end.
+   */
+  public static final String STAGING_APP_DIR_KEY = "tide.yarn.internal.stagingDir";
+
   public static List<ConfigOption<?>> all() {
     return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,
-        STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL, PLACEMENT,
+        STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL,
+        CLIENT_DETACH, AM_MAX_ATTEMPTS, APP_TAGS, APP_PRIORITY, AM_NODE_LABEL_EXPRESSION,
+        PLACEMENT,
         FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT);
   }
 

@@ -6,6 +6,7 @@ import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.ConfigOptions;
+import dev.tide.driver.UserClassLoader;
 import dev.tide.driver.conf.TideOptions;
 import java.io.File;
 import java.io.IOException;
@@ -13,26 +14,20 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -55,7 +50,9 @@ import org.slf4j.LoggerFactory;
  *       allocation client), start the driver's RPC server, then the allocator;</li>
  *   <li>run the job to its end ({@link Driver#run()});</li>
  *   <li>release all containers, unregister with SUCCEEDED or FAILED and the job's diagnostics,
- *       and stop everything, collecting failures rather than stopping at the first.</li>
+ *       delete the application's staging directory (after unregistering, or when no attempt
+ *       follows), and stop everything, collecting failures rather than stopping at the
+ *       first.</li>
  * </ol>
  * Any exception fails the application with the exception's message. The process exits 0 after a
  * successful unregister (whatever the job's result), 1 otherwise.
@@ -74,6 +71,8 @@ public final class ApplicationMaster {
   private final ApplicationId appId;
   private final String host;
   private final byte[] secret;
+  /** True when YARN starts no other attempt after this one. */
+  private final boolean lastAttempt;
 
   private final AtomicReference<Driver> driverRef = new AtomicReference<>();
   private AMRMClient<ContainerRequest> amrmClient;
@@ -86,10 +85,17 @@ public final class ApplicationMaster {
   private boolean registered;
 
   public ApplicationMaster(Configuration conf, ApplicationId appId, String host, byte[] secret) {
+    this(conf, appId, host, secret, true);
+  }
+
+  /** @param lastAttempt true when YARN starts no other attempt after this one */
+  public ApplicationMaster(Configuration conf, ApplicationId appId, String host, byte[] secret,
+      boolean lastAttempt) {
     this.conf = conf;
     this.appId = appId;
     this.host = host;
     this.secret = secret.clone();
+    this.lastAttempt = lastAttempt;
   }
 
   public static void main(String[] args) {
@@ -107,13 +113,22 @@ public final class ApplicationMaster {
         throw new IllegalStateException("environment variable " + Environment.CONTAINER_ID.name()
             + " not set; the ApplicationMaster must run in a YARN container");
       }
-      ApplicationId appId =
-          ContainerId.fromString(containerId).getApplicationAttemptId().getApplicationId();
+      ApplicationAttemptId attempt =
+          ContainerId.fromString(containerId).getApplicationAttemptId();
+      ApplicationId appId = attempt.getApplicationId();
+      int maxAttempts = Math.min(AmOptions.AM_MAX_ATTEMPTS.get(conf),
+          conf.getInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS,
+              YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS));
       String host = System.getenv(Environment.NM_HOST.name());
       if (host == null) {
         host = java.net.InetAddress.getLocalHost().getCanonicalHostName();
       }
-      exitCode = new ApplicationMaster(conf, appId, host, AppSecret.fromCurrentUser()).run();
+      // Jobs, mappers and reducers are made with the context class loader; the driver's
+      // threads, started from this one, inherit it.
+      Thread.currentThread().setContextClassLoader(UserClassLoader.forContainer(conf,
+          new File("").getAbsoluteFile(), ApplicationMaster.class.getClassLoader()));
+      exitCode = new ApplicationMaster(conf, appId, host, AppSecret.fromCurrentUser(),
+          attempt.getAttemptId() >= maxAttempts).run();
     } catch (Throwable t) {
       LOG.error("ApplicationMaster failed to start", t);
       exitCode = 1;
@@ -190,7 +205,7 @@ public final class ApplicationMaster {
     LOG.info("Driver of {} listening at {}:{}", appId, driverHost, rpc.getPort());
 
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(conf, appId.toString(),
-        driverHost, rpc.getPort(), secret, stagedJar());
+        driverHost, rpc.getPort(), secret, UserResources.stagedResources(conf));
     AtomicInteger launcherThreads = new AtomicInteger();
     launcherPool = Executors.newFixedThreadPool(LAUNCHER_THREADS, r -> {
       Thread t = new Thread(r, "tide-launcher-" + launcherThreads.incrementAndGet());
@@ -252,20 +267,6 @@ public final class ApplicationMaster {
         tasksPerExecutor, racks);
   }
 
-  /** The staged app jar as a local resource, if the client staged one. */
-  private Optional<LocalResource> stagedJar() throws IOException {
-    String jar = conf.getTrimmed(AmOptions.STAGED_JAR_KEY, "");
-    if (jar.isEmpty()) {
-      return Optional.empty();
-    }
-    Path path = new Path(jar);
-    FileSystem fs = path.getFileSystem(conf);
-    FileStatus status = fs.getFileStatus(path);
-    return Optional.of(LocalResource.newInstance(URL.fromPath(status.getPath()),
-        LocalResourceType.FILE, LocalResourceVisibility.APPLICATION, status.getLen(),
-        status.getModificationTime()));
-  }
-
   private JobStatus currentStatus() {
     Driver driver = driverRef.get();
     if (driver == null) {
@@ -299,6 +300,10 @@ public final class ApplicationMaster {
     if (driver != null) {
       step(failures, "close driver", driver::close);
     }
+    if (unregistered || lastAttempt) {
+      // No attempt follows: the staging directory (app jar, user files, tide-job.xml) is done.
+      step(failures, "delete staging directory", this::deleteStagingDir);
+    }
     if (nmClient != null) {
       step(failures, "stop NMClient", nmClient::stop);
     }
@@ -315,6 +320,17 @@ public final class ApplicationMaster {
       LOG.warn("Shutdown of {} had {} failures: {}", appId, failures.size(), failures);
     }
     return unregistered ? 0 : 1;
+  }
+
+  private void deleteStagingDir() throws IOException {
+    String dir = conf.getTrimmed(AmOptions.STAGING_APP_DIR_KEY, "");
+    if (dir.isEmpty()) {
+      return;
+    }
+    Path path = new Path(dir);
+    if (path.getFileSystem(conf).delete(path, true)) {
+      LOG.info("Deleted the staging directory {} of {}", path, appId);
+    }
   }
 
   private interface Step {

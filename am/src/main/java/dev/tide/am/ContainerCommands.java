@@ -44,12 +44,20 @@ public final class ContainerCommands {
     });
   }
 
+  /** Prefix of settings that add environment variables to the AM's container. */
+  public static final String AM_ENV_PREFIX = "tide.am.env.";
+  /** Prefix of settings that add environment variables to every executor's container. */
+  public static final String EXECUTOR_ENV_PREFIX = "tide.executor.env.";
+
   /**
-   * The environment of every Tide container: CLASSPATH, and JAVA_HOME when
-   * {@code tide.yarn.container.javaHome} is set.
+   * The environment of a Tide container: every {@code <envPrefix>NAME=value} setting as
+   * {@code NAME=value}, then CLASSPATH, and JAVA_HOME when {@code tide.yarn.container.javaHome}
+   * is set (these two win over a setting of the same name).
+   *
+   * @param envPrefix {@link #AM_ENV_PREFIX} or {@link #EXECUTOR_ENV_PREFIX}
    */
-  public static Map<String, String> environment(Configuration conf) {
-    Map<String, String> environment = new HashMap<>();
+  public static Map<String, String> environment(Configuration conf, String envPrefix) {
+    Map<String, String> environment = new HashMap<>(conf.getPropsWithPrefix(envPrefix));
     environment.put(Environment.CLASSPATH.name(), classpath(conf));
     String javaHome = AmOptions.CONTAINER_JAVA_HOME.get(conf);
     if (!javaHome.isEmpty()) {

@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.security.Credentials;
@@ -18,8 +17,8 @@ import org.apache.hadoop.yarn.api.records.LocalResource;
 
 /**
  * Builds the launch context of one executor container: the java command of
- * {@link ExecutorCommand}, the environment of {@link ContainerCommands#environment}, the staged app
- * jar (when staged), tokens holding only the application secret (never the AM's own tokens),
+ * {@link ExecutorCommand}, the environment of {@link ContainerCommands#environment}, the staged
+ * app jar (when staged) and the user's jars, files and archives ({@link UserResources}), tokens holding only the application secret (never the AM's own tokens),
  * and the secret as service data for {@code tide_shuffle}.
  *
  * <p>Immutable after construction and thread-safe; each call returns a fresh context.
@@ -33,16 +32,17 @@ public final class ExecutorLaunchContexts {
   private final int executorMemoryMb;
   private final String javaOpts;
   private final Map<String, String> environment;
-  private final Optional<LocalResource> appJar;
+  private final Map<String, LocalResource> localResources;
   private final byte[] secret;
   private final byte[] tokens;
 
   /**
-   * @param appJar the staged jar as a local resource, or empty when containers use
-   *     {@code tide.yarn.container.classpath}
+   * @param localResources what each executor localizes, by name in its working directory: the
+   *     staged app jar (absent when containers use {@code tide.yarn.container.classpath}) and
+   *     the user's resources
    */
   public ExecutorLaunchContexts(Configuration conf, String appId, String driverHost,
-      int driverPort, byte[] secret, Optional<LocalResource> appJar) {
+      int driverPort, byte[] secret, Map<String, LocalResource> localResources) {
     this.appId = appId;
     this.driverHost = driverHost;
     this.driverPort = driverPort;
@@ -51,8 +51,8 @@ public final class ExecutorLaunchContexts {
         TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(conf).toMillis();
     this.executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
     this.javaOpts = TideOptions.EXECUTOR_JAVA_OPTS.get(conf);
-    this.environment = ContainerCommands.environment(conf);
-    this.appJar = appJar;
+    this.environment = ContainerCommands.environment(conf, ContainerCommands.EXECUTOR_ENV_PREFIX);
+    this.localResources = Map.copyOf(localResources);
     this.secret = secret.clone();
     this.tokens = serialize(AppSecret.asCredentials(secret));
   }
@@ -66,8 +66,6 @@ public final class ExecutorLaunchContexts {
   }
 
   public ContainerLaunchContext create(String executorId) {
-    Map<String, LocalResource> localResources =
-        appJar.map(jar -> Map.of(ContainerCommands.APP_JAR, jar)).orElse(Map.of());
     Map<String, ByteBuffer> serviceData =
         Map.of(ShuffleServiceMetadata.SERVICE_NAME, ByteBuffer.wrap(secret.clone()));
     return ContainerLaunchContext.newInstance(localResources, environment,

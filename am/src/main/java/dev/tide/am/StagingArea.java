@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.yarn.api.records.LocalResource;
@@ -55,7 +56,21 @@ public final class StagingArea {
     Path target = new Path(dir, name);
     fs.copyFromLocalFile(false, true, new Path(local.getAbsolutePath()), target);
     fs.setPermission(target, OWNER_FILE);
-    return register(name, target);
+    return register(name, target, LocalResourceType.FILE);
+  }
+
+  /**
+   * Copies {@code source} (a file or a directory, on any FileSystem) in as {@code stagedName}
+   * (a path relative to this directory), to be localized as {@code linkName}; returns its
+   * qualified path.
+   */
+  public Path copyIn(FileSystem sourceFs, Path source, String stagedName, String linkName,
+      LocalResourceType type) throws IOException {
+    Path target = new Path(dir, stagedName);
+    if (!FileUtil.copy(sourceFs, source, fs, target, false, true, fs.getConf())) {
+      throw new IOException("cannot copy " + source + " to " + target);
+    }
+    return register(linkName, target, type);
   }
 
   /** Writes {@code conf} as XML under {@code name}; returns its qualified path. */
@@ -65,7 +80,7 @@ public final class StagingArea {
       conf.writeXml(out);
     }
     fs.setPermission(target, OWNER_FILE);
-    return register(name, target);
+    return register(name, target, LocalResourceType.FILE);
   }
 
   /** The staged files as local resources, keyed by their name in the container. */
@@ -78,12 +93,16 @@ public final class StagingArea {
     return fs.delete(dir, true);
   }
 
-  private Path register(String name, Path target) throws IOException {
+  private Path register(String name, Path target, LocalResourceType type) throws IOException {
     FileStatus status = fs.getFileStatus(target);
-    resources.put(name, LocalResource.newInstance(URL.fromPath(status.getPath()),
-        LocalResourceType.FILE, LocalResourceVisibility.APPLICATION, status.getLen(),
-        status.getModificationTime()));
+    resources.put(name, localResource(status, type));
     return status.getPath();
+  }
+
+  /** A file of an application, to be localized for its containers only. */
+  static LocalResource localResource(FileStatus status, LocalResourceType type) {
+    return LocalResource.newInstance(URL.fromPath(status.getPath()), type,
+        LocalResourceVisibility.APPLICATION, status.getLen(), status.getModificationTime());
   }
 
   /**

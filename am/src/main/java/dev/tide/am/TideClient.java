@@ -22,19 +22,21 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.Tool;
-import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.client.util.YarnClientUtils;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,9 +46,12 @@ import org.slf4j.LoggerFactory;
  * name and arguments) under {@code <tide.yarn.stagingDir>/<appId>/}, creates the application
  * secret, submits the AM container, then prints the application's state changes and, while it
  * runs, the job's progress from the AM's {@code /status} endpoint. It returns 0 when the
- * application FINISHED with SUCCEEDED, 1 otherwise, 2 for a usage or configuration error. On
- * Ctrl-C a shutdown hook kills the application if it has not ended. The staging directory is
- * deleted at the end.
+ * application FINISHED with SUCCEEDED, 1 otherwise, 2 for a usage or configuration error
+ * (found before YARN is asked for anything: {@link ClientCommand}, {@link JobPreflight}). With
+ * {@code --detach} it returns 0 as soon as the application is RUNNING. On Ctrl-C a shutdown hook
+ * kills the application if it has not ended, and deletes the staging directory. Otherwise the
+ * staging directory belongs to the AM, which deletes it at its end; the client deletes it only
+ * for an application whose AM never ran (not submitted, or ended before RUNNING).
  *
  * <p>Threading: {@link #run} on the caller's thread; one instance runs one application at a
  * time. Settings come from the Tool's configuration, from {@code tide-site.xml} on the classpath
@@ -55,9 +60,24 @@ import org.slf4j.LoggerFactory;
 public final class TideClient extends Configured implements Tool {
   private static final Logger LOG = LoggerFactory.getLogger(TideClient.class);
   public static final String APPLICATION_TYPE = "TIDE";
-  static final String USAGE = "usage: yarn jar tide-app.jar <job> [job args...] [-D key=value ...]"
-      + "\n  -D key=value may also come before <job> (Hadoop generic options); both work"
-      + "\n  <job>: a built-in job (wordcount, sleep) or a dev.tide.driver.job.TideJob class";
+  static final String USAGE = String.join("\n",
+      "usage: tide [--jar JAR] [--detach] [generic options] <job> [job args...] [-D key=value ...]",
+      "       yarn jar tide-app.jar (the same arguments)",
+      "  <job>         a built-in job: wordcount <input> <output>, or sleep [-m maps] [-r reduces]",
+      "                [-mt ms] [-rt ms] [-b bytesPerMap] [-rd ms] [-o output];",
+      "                or the class name of a dev.tide.driver.job.TideJob (public no-arg",
+      "                constructor) in --jar, in -libjars or on Tide's classpath",
+      "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
+      "  --detach      return once the application runs (as tide.client.detach=true)",
+      "  -h, --help    print this text",
+      "generic options (Hadoop's; after --jar and --detach too):",
+      "  -D key=value  a setting; may also follow the job's arguments (the later one wins)",
+      "  -libjars a.jar,b.jar         more jars for the classpath of the AM and executors",
+      "  -files f1,f2#name            files put in every container's working directory",
+      "  -archives a.zip,b.tgz#name   archives unpacked there, in a directory of that name",
+      "  -conf file.xml               settings from a file",
+      "exit codes: 0 the job succeeded, 1 it failed or was killed, 2 the command or a setting",
+      "is wrong (reported before anything is submitted)");
   private static final EnumSet<YarnApplicationState> ENDED = EnumSet.of(
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
@@ -69,6 +89,8 @@ public final class TideClient extends Configured implements Tool {
   private final PrintStream err;
   private volatile ApplicationId lastApplicationId;
   private volatile boolean applicationEnded;
+  /** True once the AM registered (RUNNING): from then on the AM deletes the staging dir. */
+  private volatile boolean amStarted;
 
   public TideClient() {
     this(System.out, System.err);
@@ -85,7 +107,11 @@ public final class TideClient extends Configured implements Tool {
   }
 
   public static void main(String[] args) throws Exception {
-    System.exit(ToolRunner.run(new YarnConfiguration(), new TideClient(), args));
+    // Not ToolRunner: the generic options are parsed in run(), so that one Hadoop refuses (a
+    // -libjars or -files path that does not exist) is reported like any other usage error.
+    TideClient client = new TideClient();
+    client.setConf(new YarnConfiguration());
+    System.exit(client.run(args));
   }
 
   /** The application submitted last, or null before any submission. */
@@ -95,23 +121,29 @@ public final class TideClient extends Configured implements Tool {
 
   @Override
   public int run(String[] args) throws Exception {
-    if (args.length == 0 || args[0].isBlank()) {
+    if (args.length == 0) {
       err.println(USAGE);
       return 2;
     }
-    String job = args[0];
     Configuration conf = new YarnConfiguration(getConf() == null ? new Configuration() : getConf());
-    List<String> jobArgs =
-        takeTrailingSettings(List.of(Arrays.copyOfRange(args, 1, args.length)), conf);
+    ClientCommand command;
+    List<UserResources.Resource> resources;
     try {
-      AmOptions.validate(conf);
-      for (ConfigOption<?> option : TideOptions.all()) {
-        option.get(conf);
+      command = ClientCommand.parse(args, conf);
+      if (command.help()) {
+        out.println(USAGE);
+        return 0;
       }
-    } catch (IllegalArgumentException e) {
+      validateSettings(conf);
+      resources = UserResources.of(conf, command.jar());
+      JobPreflight.check(command, conf);
+    } catch (ClientCommand.UsageException e) {
       err.println("tide: " + e.getMessage());
+      err.println("('tide --help' prints the usage)");
       return 2;
     }
+    String job = command.job();
+    List<String> jobArgs = command.jobArgs();
 
     YarnClient yarn = YarnClient.createYarnClient();
     yarn.init(conf);
@@ -133,25 +165,53 @@ public final class TideClient extends Configured implements Tool {
       FileSystem fs = FileSystem.get(conf);
       StagingArea staging = StagingArea.create(fs, AmOptions.stagingDir(conf, fs),
           appId.toString());
+      boolean detach = command.detach() || AmOptions.CLIENT_DETACH.get(conf);
+      amStarted = false;
       Thread killHook = new Thread(() -> killIfRunning(yarn, appId, staging), "tide-kill-hook");
       try {
         ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
-        prepareSubmission(context, conf, fs, staging, job, jobArgs, amResource);
-        Runtime.getRuntime().addShutdownHook(killHook);
-        yarn.submitApplication(context);
+        prepareSubmission(context, conf, fs, staging, job, jobArgs, resources, amResource);
+        if (!detach) {
+          Runtime.getRuntime().addShutdownHook(killHook);
+        }
+        try {
+          yarn.submitApplication(context);
+        } catch (YarnException e) {
+          err.println("tide: YARN refused " + appId + ": " + e.getMessage());
+          return 1;
+        }
         out.println("Submitted " + appId + " (" + context.getApplicationName() + ") to queue "
             + context.getQueue());
-        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf));
+        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf), detach);
       } finally {
         try {
           Runtime.getRuntime().removeShutdownHook(killHook);
         } catch (IllegalStateException e) {
           // JVM already shutting down: the hook is running or ran.
         }
-        deleteStaging(staging);
+        if (!amStarted) {
+          // Never submitted, or ended before its AM ran: nobody else will delete it.
+          deleteStaging(staging);
+        }
       }
     } finally {
       yarn.stop();
+    }
+  }
+
+  /**
+   * Reads every setting once, so that a malformed {@code tide.*} value stops the client.
+   *
+   * @throws ClientCommand.UsageException naming the key and the value
+   */
+  static void validateSettings(Configuration conf) throws ClientCommand.UsageException {
+    try {
+      AmOptions.validate(conf);
+      for (ConfigOption<?> option : TideOptions.all()) {
+        option.get(conf);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new ClientCommand.UsageException(e.getMessage());
     }
   }
 
@@ -204,14 +264,17 @@ public final class TideClient extends Configured implements Tool {
   }
 
   private void prepareSubmission(ApplicationSubmissionContext context, Configuration conf,
-      FileSystem fs, StagingArea staging, String job, List<String> jobArgs, Resource amResource)
-      throws IOException {
+      FileSystem fs, StagingArea staging, String job, List<String> jobArgs,
+      List<UserResources.Resource> resources, Resource amResource) throws IOException {
     Optional<Path> stagedJar = Optional.empty();
     if (ContainerCommands.stagesJar(conf)) {
       stagedJar = Optional.of(
           staging.copyIn(StagingArea.jarOf(TideClient.class), ContainerCommands.APP_JAR));
     }
-    staging.writeConf(jobConf(conf, job, jobArgs, stagedJar), ContainerCommands.JOB_CONF);
+    Configuration jobConf = jobConf(conf, job, jobArgs, stagedJar);
+    UserResources.stage(resources, staging, conf, jobConf);
+    jobConf.set(AmOptions.STAGING_APP_DIR_KEY, staging.dir().toString());
+    staging.writeConf(jobConf, ContainerCommands.JOB_CONF);
     Map<String, LocalResource> localResources = staging.localResources();
 
     Credentials credentials = AppSecret.asCredentials(AppSecret.generate());
@@ -225,20 +288,40 @@ public final class TideClient extends Configured implements Tool {
       fs.addDelegationTokens(renewer, credentials);
     }
     ContainerLaunchContext amContainer = ContainerLaunchContext.newInstance(localResources,
-        ContainerCommands.environment(conf), List.of(amCommand(conf)), null,
+        ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX), List.of(amCommand(conf)), null,
         ByteBuffer.wrap(ExecutorLaunchContexts.serialize(credentials)), null);
 
     context.setApplicationName(AmOptions.appName(conf, job));
     context.setApplicationType(APPLICATION_TYPE);
     context.setQueue(AmOptions.QUEUE.get(conf));
-    context.setMaxAppAttempts(1);
+    context.setMaxAppAttempts(AmOptions.AM_MAX_ATTEMPTS.get(conf));
+    List<String> tags = AmOptions.APP_TAGS.get(conf).isBlank() ? List.of()
+        : List.of(conf.getTrimmedStrings(AmOptions.APP_TAGS.key()));
+    if (!tags.isEmpty()) {
+      context.setApplicationTags(new java.util.HashSet<>(tags));
+    }
+    int priority = AmOptions.APP_PRIORITY.get(conf);
+    if (priority >= 0) {
+      context.setPriority(Priority.newInstance(priority));
+    }
+    String amLabel = AmOptions.AM_NODE_LABEL_EXPRESSION.get(conf);
+    if (!amLabel.isEmpty()) {
+      ResourceRequest amRequest = ResourceRequest.newInstance(Priority.newInstance(0),
+          ResourceRequest.ANY, amResource, 1);
+      amRequest.setNodeLabelExpression(amLabel);
+      context.setAMContainerResourceRequests(List.of(amRequest));
+    }
     context.setResource(amResource);
     context.setAMContainerSpec(amContainer);
     LOG.debug("AM command of {}: {}", context.getApplicationId(), amContainer.getCommands());
   }
 
-  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval)
-      throws Exception {
+  /**
+   * Prints state changes and progress until the application ends, or, when {@code detach},
+   * until it is RUNNING.
+   */
+  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval,
+      boolean detach) throws Exception {
     AmStatusClient statusClient = new AmStatusClient(pollInterval.plusSeconds(1));
     YarnApplicationState lastState = null;
     String lastProgress = null;
@@ -252,6 +335,16 @@ public final class TideClient extends Configured implements Tool {
       if (ENDED.contains(state)) {
         applicationEnded = true;
         return reportEnd(appId, report);
+      }
+      if (state == YarnApplicationState.RUNNING && !amStarted) {
+        amStarted = true;
+        out.println(appId + " tracking URL: " + report.getTrackingUrl());
+        if (detach) {
+          out.println(appId + " is running; the client detaches. Follow it with:");
+          out.println("  yarn application -status " + appId);
+          out.println("  yarn logs -applicationId " + appId + "   (once it has ended)");
+          return 0;
+        }
       }
       if (state == YarnApplicationState.RUNNING) {
         Optional<String> url = AmStatusClient.statusUrl(report.getOriginalTrackingUrl());

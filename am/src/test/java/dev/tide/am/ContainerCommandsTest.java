@@ -10,6 +10,7 @@ import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -58,10 +59,25 @@ class ContainerCommandsTest {
   void environmentHasJavaHomeOnlyWhenSet() {
     Configuration conf = new Configuration(false);
     conf.set("tide.yarn.container.classpath", "/classes");
-    assertEquals(java.util.Map.of("CLASSPATH", "/classes"), ContainerCommands.environment(conf));
+    assertEquals(java.util.Map.of("CLASSPATH", "/classes"),
+        ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX));
     conf.set("tide.yarn.container.javaHome", "/usr/lib/jvm/java-17");
     assertEquals(java.util.Map.of("CLASSPATH", "/classes", "JAVA_HOME", "/usr/lib/jvm/java-17"),
-        ContainerCommands.environment(conf));
+        ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX));
+  }
+
+  @Test
+  void extraEnvironmentForTheAmAndForExecutors() {
+    Configuration conf = new Configuration(false);
+    conf.set("tide.yarn.container.classpath", "/classes");
+    conf.set("tide.am.env.TZ", "UTC");
+    conf.set("tide.executor.env.LANG", "C.UTF-8");
+    conf.set("tide.executor.env.CLASSPATH", "/mine"); // Tide's classpath wins
+    assertEquals(java.util.Map.of("CLASSPATH", "/classes", "TZ", "UTC"),
+        ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX));
+    assertEquals(java.util.Map.of("CLASSPATH", "/classes", "LANG", "C.UTF-8"),
+        new ExecutorLaunchContexts(conf, "application_1_0001", "amhost", 40000,
+            AppSecret.generate(), Map.of()).create("1").getEnvironment());
   }
 
   @Test
@@ -110,7 +126,7 @@ class ContainerCommandsTest {
         "/s/app/tide-app.jar"), LocalResourceType.FILE, LocalResourceVisibility.APPLICATION,
         1234, 5678);
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(conf,
-        "application_1_0001", "amhost", 40000, secret, Optional.of(jar));
+        "application_1_0001", "amhost", 40000, secret, Map.of("tide-app.jar", jar));
 
     ContainerLaunchContext context = contexts.create("7");
 
@@ -143,7 +159,7 @@ class ContainerCommandsTest {
     Configuration conf = new Configuration(false);
     conf.set("tide.yarn.container.classpath", "/conf:/classes");
     ContainerLaunchContext context = new ExecutorLaunchContexts(conf, "application_1_0001",
-        "amhost", 40000, AppSecret.generate(), Optional.empty()).create("1");
+        "amhost", 40000, AppSecret.generate(), Map.of()).create("1");
     assertEquals("/conf:/classes", context.getEnvironment().get("CLASSPATH"));
     assertTrue(context.getLocalResources().isEmpty());
   }

@@ -9,9 +9,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.ToolRunner;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-/** What the client does before it contacts YARN: usage and configuration errors exit 2. */
+/**
+ * What the client does before it contacts YARN: usage and configuration errors exit 2. (A
+ * case that got past the checks would wait for a ResourceManager that is not there.)
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TideClientTest {
   private final ByteArrayOutputStream output = new ByteArrayOutputStream();
   private final TideClient client =
@@ -20,7 +26,7 @@ class TideClientTest {
   @Test
   void noJobPrintsUsageAndExits2() throws Exception {
     assertEquals(2, ToolRunner.run(new Configuration(false), client, new String[0]));
-    assertTrue(output().startsWith("usage: yarn jar tide-app.jar <job>"), output());
+    assertTrue(output().startsWith("usage: tide [--jar JAR]"), output());
     assertNull(client.getLastApplicationId());
   }
 
@@ -54,6 +60,74 @@ class TideClientTest {
     assertEquals(2, ToolRunner.run(new Configuration(false), client,
         new String[] {"wordcount", "/in", "-D", "tide.am.cores=none"}));
     assertTrue(output().contains("tide.am.cores = 'none'"), output());
+  }
+
+  @Test
+  void helpPrintsUsageAndExits0() throws Exception {
+    for (String help : new String[] {"-h", "--help", "help"}) {
+      output.reset();
+      assertEquals(0, run(help), help);
+      assertTrue(output().startsWith("usage: tide"), output());
+    }
+    output.reset();
+    assertEquals(0, run("-D", "tide.am.cores=2", "--help"));
+    assertTrue(output().startsWith("usage: tide"), output());
+  }
+
+  @Test
+  void unknownJobExits2() throws Exception {
+    assertEquals(2, run("wordcont", "/in", "/out"));
+    assertTrue(output().contains("unknown job 'wordcont': not a built-in job"), output());
+    assertNull(client.getLastApplicationId());
+  }
+
+  @Test
+  void classThatIsNotATideJobExits2() throws Exception {
+    assertEquals(2, run("java.lang.StringBuilder"));
+    assertTrue(output().contains("java.lang.StringBuilder does not implement"
+        + " dev.tide.driver.job.TideJob"), output());
+  }
+
+  @Test
+  void builtInJobsWithBadArgumentsExit2() throws Exception {
+    assertEquals(2, run("wordcount", "/in"));
+    assertTrue(output().contains("usage: wordcount <input path> <output path>; got 1"),
+        output());
+    output.reset();
+    assertEquals(2, run("sleep", "-m", "many"));
+    assertTrue(output().contains("sleep: -m expects a number, got 'many'"), output());
+  }
+
+  @Test
+  void missingJarOrLibjarExits2() throws Exception {
+    assertEquals(2, run("--jar", "target/no-such.jar", "my.Job"));
+    assertTrue(output().contains("--jar target/no-such.jar: no such file"), output());
+    output.reset();
+    assertEquals(2, run("-libjars", "target/no-such-lib.jar", "wordcount", "/in", "/out"));
+    assertTrue(output().contains("no-such-lib.jar does not exist"), output());
+    output.reset();
+    assertEquals(2, run("--jar", "pom.xml", "my.Job"));
+    assertTrue(output().contains("--jar pom.xml: not a readable jar"), output());
+  }
+
+  @Test
+  void unknownClientOptionExits2() throws Exception {
+    assertEquals(2, run("--jarr", "x.jar", "my.Job"));
+    assertTrue(output().contains("unknown option '--jarr'"), output());
+  }
+
+  @Test
+  void twoResourcesWithOneNameExit2() throws Exception {
+    assertEquals(2, run("-files", "pom.xml,../pom.xml", "wordcount", "/in", "/out"));
+    assertTrue(output().contains("two resources would be named 'pom.xml'"), output());
+    output.reset();
+    assertEquals(2, run("-files", "pom.xml#tide-job.xml", "wordcount", "/in", "/out"));
+    assertTrue(output().contains("two resources would be named 'tide-job.xml'"), output());
+  }
+
+  private int run(String... args) throws Exception {
+    client.setConf(new Configuration(false));
+    return client.run(args);
   }
 
   private String output() {

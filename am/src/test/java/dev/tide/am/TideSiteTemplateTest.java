@@ -35,7 +35,11 @@ class TideSiteTemplateTest {
   private static final Set<String> NOT_SETTINGS = Set.of(
       "tide.job", "tide.job.args", // set by the client from its command line
       "tide.application.secret", // alias of the secret in the container credentials
-      AmOptions.STAGED_JAR_KEY); // set by the client in tide-job.xml
+      AmOptions.STAGED_JAR_KEY, AmOptions.STAGING_APP_DIR_KEY, // set by the client in tide-job.xml
+      UserResources.STAGED_KEY,
+      // prefixes (tide.am.env.NAME, tide.executor.env.NAME), described in the template's header
+      ContainerCommands.AM_ENV_PREFIX, ContainerCommands.EXECUTOR_ENV_PREFIX,
+      dev.tide.driver.UserClassLoader.USER_JARS_KEY);
 
   private static final Pattern KEY_LITERAL = Pattern.compile("\"(tide\\.[A-Za-z0-9_.]+)\"");
 
@@ -96,7 +100,8 @@ class TideSiteTemplateTest {
   }
 
   /**
-   * The README, docs/ and conf/ mention no {@code tide.*} key that is not a setting (a renamed
+   * The README, docs/, conf/ and the shuffle service's docs mention no {@code tide.*} key that
+   * is not a setting (a renamed
    * or misspelt key in the docs sends users to a setting that does nothing).
    */
   @Test
@@ -109,7 +114,9 @@ class TideSiteTemplateTest {
       known.add(option.key());
       known.addAll(option.deprecatedKeys());
     }
-    List<Path> docs = new ArrayList<>(List.of(Path.of("..", "README.md")));
+    List<Path> docs = new ArrayList<>(List.of(Path.of("..", "README.md"),
+        Path.of("..", "shuffle-service", "OPERATIONS.md"),
+        Path.of("..", "shuffle-service", "PROTOCOL.md")));
     for (String dir : List.of("docs", "conf")) {
       try (Stream<Path> files = Files.list(Path.of("..", dir))) {
         docs.addAll(files.filter(f -> f.toString().matches(".*\\.(md|xml)")).sorted().toList());
@@ -118,7 +125,9 @@ class TideSiteTemplateTest {
     Set<String> unknown = new TreeSet<>();
     for (Path doc : docs) {
       for (String key : SettingsDocs.mentionedKeys(Files.readString(doc))) {
-        if (!known.contains(key)) {
+        boolean environment = key.startsWith(ContainerCommands.AM_ENV_PREFIX)
+            || key.startsWith(ContainerCommands.EXECUTOR_ENV_PREFIX); // tide.am.env.NAME
+        if (!known.contains(key) && !environment) {
           unknown.add(doc.getFileName() + ": " + key);
         }
       }

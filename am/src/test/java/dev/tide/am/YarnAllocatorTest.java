@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
@@ -204,7 +203,7 @@ class YarnAllocatorTest {
   private void start(YarnAllocator created) {
     allocator = created;
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(new Configuration(false),
-        TestContainers.APP.toString(), "amhost", 40000, AppSecret.generate(), Optional.empty());
+        TestContainers.APP.toString(), "amhost", 40000, AppSecret.generate(), Map.of());
     ExecutorLauncher launcher = new ExecutorLauncher(contexts, (container, context) -> {
       if (failToStart.contains(container.getId())) {
         throw new java.io.IOException("NodeManager refused");
@@ -571,7 +570,7 @@ class YarnAllocatorTest {
         rm::nanos);
     manual.bind(driver, new ExecutorLauncher(new ExecutorLaunchContexts(
         new Configuration(false), TestContainers.APP.toString(), "amhost", 40000,
-        AppSecret.generate(), Optional.empty()), (container, context) -> {
+        AppSecret.generate(), Map.of()), (container, context) -> {
           started.add(container.getId());
           return Map.of("tide_shuffle", ByteBuffer.allocate(4).putInt(0, 7337));
         }, new CallerRunsExecutorService(), ByteBuffer::getInt), () -> 0.5f);

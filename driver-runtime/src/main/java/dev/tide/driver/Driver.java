@@ -9,6 +9,8 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
+import dev.tide.driver.job.JobSession;
+import dev.tide.driver.job.TideJob;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
@@ -67,6 +69,9 @@ public final class Driver implements AutoCloseable {
   private final Set<String> removed = new HashSet<>();
   private JobScheduler scheduler;
   private JobPlan plan;
+  /** Completed when the running plan ends (null: succeeded); null between plans. */
+  private CompletableFuture<String> planDone;
+  private long tasksOfPlans;
   private EventLog events = EventLog.disabled();
   private int lastTarget = -1;
   private Map<String, Integer> lastHints = Map.of();
@@ -213,33 +218,77 @@ public final class Driver implements AutoCloseable {
 
   private void startJob() {
     String jobName = TideOptions.JOB.get(conf);
+    TideJob job;
+    JobContext context;
     try {
       events = EventLog.open(conf, TideOptions.EVENT_LOG_DIR.get(conf), appId, clock);
-      List<String> args = JobArgs.decode(TideOptions.JOB_ARGS.get(conf));
-      plan = JobClasses.newJob(jobName).plan(new JobContext(conf, args));
-      JobOutput.prepare(conf, plan.outputPath());
+      context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
+      job = JobClasses.newJob(jobName);
     } catch (Exception e) {
       LOG.error("Job {} could not start", jobName, e);
       finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
       return;
     }
     AllocationSettings s = policy.settings();
+    LOG.info("Job {}: {}", jobName, s.describe());
+    events.record("jobStart", "app", appId, "job", jobName);
+    scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
+        TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
+    for (String id : registered.keySet()) {
+      addIfReady(id);
+    }
+    PlanSession session = new PlanSession(context,
+        (plan, done) -> post(() -> startPlan(plan, done)));
+    Thread jobThread = new Thread(() -> runJob(jobName, job, session), "tide-job");
+    jobThread.setDaemon(true);
+    jobThread.start();
+  }
+
+  /** On the job thread: runs the job's plans in turn, then ends the job. */
+  private void runJob(String jobName, TideJob job, PlanSession session) {
+    JobResult end;
+    try {
+      job.run(session);
+      end = JobResult.success("job " + jobName + " finished: " + tasksOfPlans + " tasks in "
+          + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans"));
+    } catch (JobSession.JobFailedException e) {
+      end = JobResult.failure(e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      end = JobResult.failure("job " + jobName + " was interrupted");
+    } catch (Exception e) {
+      LOG.error("Job {} failed in its driver code", jobName, e);
+      end = JobResult.failure("job " + jobName + " failed: " + e);
+    }
+    JobResult result = end;
+    post(() -> finish(result));
+  }
+
+  /** On the event loop: prepares the plan's output and hands the plan to the scheduler. */
+  private void startPlan(JobPlan next, CompletableFuture<String> done) {
+    if (result.isDone()) {
+      done.complete("the application is ending");
+      return;
+    }
+    try {
+      JobOutput.prepare(conf, next.outputPath());
+    } catch (IOException e) {
+      done.complete("plan " + next.name() + " could not start: " + e.getMessage());
+      return;
+    }
+    plan = next;
+    planDone = done;
     StringBuilder stages = new StringBuilder();
     for (JobPlan.Stage stage : plan.stages()) {
       stages.append(stages.length() == 0 ? "" : ", ").append(stage.name()).append(" (")
           .append(stage.tasks()).append(stage.isInput() ? " map" : " reduce").append(" tasks")
           .append(stage.isInput() ? "" : " over stages " + stage.parents()).append(")");
     }
-    LOG.info("Job {}: {} stages: {}; {}", plan.name(), plan.stages().size(), stages,
-        s.describe());
-    events.record("jobStart", "app", appId, "job", plan.name(), "stages", plan.stages().size(),
-        "tasks", plan.totalTasks());
-    scheduler = new JobScheduler(plan, s.tasksPerExecutor(), maxAttempts,
-        TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
-    for (String id : registered.keySet()) {
-      addIfReady(id);
-    }
-    tick();
+    LOG.info("Plan {}: {} stages: {}", plan.name(), plan.stages().size(), stages);
+    events.record("planStart", "plan", plan.name(), "stages", plan.stages().size(), "tasks",
+        plan.totalTasks());
+    scheduler.runPlan(plan);
+    afterChange();
   }
 
   private void handle(Channel channel, RpcMessage message) {
@@ -359,27 +408,38 @@ public final class Driver implements AutoCloseable {
       Channel channel = registered.get(a.executorId());
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
     }
-    if (scheduler.failure().isPresent()) {
-      finish(JobResult.failure(scheduler.failure().get()));
-    } else if (scheduler.isDone()) {
+    if (planDone != null && scheduler.failure().isPresent()) {
+      endPlan(scheduler.failure().get());
+    } else if (planDone != null && scheduler.isDone()) {
       try {
         JobOutput.commit(conf, plan.outputPath());
-        finish(JobResult.success("job " + plan.name() + " finished: " + scheduler.tasksTotal()
-            + " tasks"));
+        tasksOfPlans += scheduler.tasksTotal();
+        events.record("planEnd", "plan", plan.name(), "succeeded", true);
+        endPlan(null);
       } catch (IOException e) {
-        finish(JobResult.failure("committing the output of job " + plan.name() + " failed: "
-            + e.getMessage()));
+        endPlan("committing the output of " + plan.name() + " failed: " + e.getMessage());
       }
     }
     updateStatus();
   }
 
-  /** A failed job leaves no output: what its tasks committed is deleted. */
+  /** Completes the running plan: null on success (output committed), else why it failed. */
+  private void endPlan(String failure) {
+    if (failure != null) {
+      abortOutput();
+      events.record("planEnd", "plan", plan.name(), "succeeded", false);
+    }
+    CompletableFuture<String> done = planDone;
+    planDone = null;
+    done.complete(failure);
+  }
+
+  /** A failed plan leaves no output: what its tasks committed is deleted. */
   private void abortOutput() {
     try {
       JobOutput.abort(conf, plan.outputPath());
     } catch (IOException e) {
-      LOG.warn("Could not delete the output {} of failed job {}", plan.outputPath(),
+      LOG.warn("Could not delete the output {} of failed plan {}", plan.outputPath(),
           plan.name(), e);
     }
   }
@@ -388,8 +448,8 @@ public final class Driver implements AutoCloseable {
     if (result.isDone()) {
       return;
     }
-    if (!jobResult.succeeded() && plan != null && scheduler != null) {
-      abortOutput();
+    if (planDone != null) {
+      endPlan(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
     }
     LOG.info("Job {}: {}", jobResult.succeeded() ? "succeeded" : "failed",
         jobResult.diagnostics());
@@ -401,7 +461,7 @@ public final class Driver implements AutoCloseable {
   }
 
   private void updateStatus() {
-    if (scheduler == null) {
+    if (scheduler == null || plan == null) {
       return;
     }
     int total = scheduler.tasksTotal();

@@ -1,5 +1,6 @@
 package dev.tide.executor;
 
+import dev.tide.driver.UserClassLoader;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
@@ -9,6 +10,7 @@ import dev.tide.shuffle.transport.HandshakeException;
 import io.netty.channel.Channel;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,6 +45,8 @@ public final class ExecutorBackend implements AutoCloseable {
   private final CompletableFuture<Exit> exit = new CompletableFuture<>();
   private final CompletableFuture<Void> registered = new CompletableFuture<>();
   private volatile TaskRunner runner;
+  /** The application's user classes ({@link UserClassLoader}); set with {@link #runner}. */
+  private volatile ClassLoader userClasses;
   private volatile Channel channel;
 
   public ExecutorBackend(Settings settings) {
@@ -171,14 +175,28 @@ public final class ExecutorBackend implements AutoCloseable {
     @Override
     public void onMessage(Channel ch, RpcMessage message) {
       if (message instanceof RpcMessage.Registered m) {
-        runner = new TaskRunner(readConf(m.jobConf()), settings.appLocalDirs(),
+        Configuration jobConf = readConf(m.jobConf());
+        try {
+          userClasses = UserClassLoader.forContainer(jobConf, new File("").getAbsoluteFile(),
+              ExecutorBackend.class.getClassLoader());
+        } catch (IOException e) {
+          exitWith(1, "Executor " + settings.executorId() + " cannot load the job's classes: "
+              + e.getMessage());
+          return;
+        }
+        runner = new TaskRunner(jobConf, settings.appLocalDirs(),
             ExecutorBackend.this::shuffleClient);
         registered.complete(null);
         LOG.info("Executor {} registered with the driver at {}", settings.executorId(),
             driver());
       } else if (message instanceof RpcMessage.LaunchTask m) {
         TaskRunner current = runner;
+        ClassLoader classes = userClasses;
         tasks.execute(() -> {
+          // Mappers and reducers are made with the context class loader.
+          if (classes != null) {
+            Thread.currentThread().setContextClassLoader(classes);
+          }
           LOG.info("Running task {} ({})", m.task().taskId(), m.task().describe());
           TaskOutcome outcome = current == null
               ? TaskOutcome.failed(m.task().taskId(), "executor not registered")
@@ -235,6 +253,13 @@ public final class ExecutorBackend implements AutoCloseable {
   @Override
   public void close() {
     tasks.shutdownNow();
+    if (userClasses instanceof java.io.Closeable closeable) {
+      try {
+        closeable.close();
+      } catch (IOException e) {
+        LOG.debug("Closing the user class loader", e);
+      }
+    }
     synchronized (this) {
       if (shuffleClient != null) {
         shuffleClient.close();

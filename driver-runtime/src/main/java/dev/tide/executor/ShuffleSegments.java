@@ -10,6 +10,8 @@ import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.client.BlockReader;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
+import dev.tide.shuffle.protocol.FetchReply;
+import java.util.zip.CRC32C;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -72,7 +74,10 @@ final class ShuffleSegments implements AutoCloseable {
   /** Blocks asked for in one request: bounds a reply's header and the work one request holds. */
   static final int MAX_BLOCKS_PER_REQUEST = 64;
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ShuffleSegments.class);
   private final ShuffleClient client;
+  private final boolean verifyChecksums;
   private final TaskDescription task;
   private final List<FetchedSegments> fetched = new ArrayList<>();
   private final Map<String, Long> metrics = new LinkedHashMap<>();
@@ -81,9 +86,11 @@ final class ShuffleSegments implements AutoCloseable {
    * @param memoryBudget bytes of fetched segments kept in memory; the rest goes to {@code dir}
    * @param dir where segments that do not fit in memory are written (deleted by {@link #close})
    */
-  ShuffleSegments(ShuffleClient client, TaskDescription task, long memoryBudget, Path dir) {
+  ShuffleSegments(ShuffleClient client, TaskDescription task, long memoryBudget, Path dir,
+      boolean verifyChecksums) {
     this.client = client;
     this.task = task;
+    this.verifyChecksums = verifyChecksums;
     int inputs = task.inputs().size();
     for (int i = 0; i < inputs; i++) {
       fetched.add(new FetchedSegments(memoryBudget / Math.max(1, inputs),
@@ -199,18 +206,57 @@ final class ShuffleSegments implements AutoCloseable {
     metrics.put("fetchedToDiskBytes", onDisk);
   }
 
-  /** One request; each block's bytes go to memory or disk as they arrive. Returns the bytes. */
+  /**
+   * One request, verified: a block whose bytes do not match the CRC32C its map task wrote is
+   * fetched once more (the damage may have been on the way); if it fails again the map output
+   * is treated as lost (a fetch failure naming those blocks, reason CORRUPT), so its map reruns.
+   */
   private long fetch(FetchedSegments fetched, int shuffleId, MapLocation service,
       List<BlockId> blocks) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      List<String> mismatches = new ArrayList<>();
+      List<BlockId> bad = new ArrayList<>();
+      long bytes = fetchOnce(fetched, shuffleId, service, blocks, mismatches, bad);
+      if (bad.isEmpty()) {
+        return bytes;
+      }
+      metrics.merge("checksumMismatches", (long) bad.size(), Long::sum);
+      LOG.warn("Shuffle {} from {}:{}: {} (attempt {} of 2)", shuffleId, service.host(),
+          service.shufflePort(), String.join("; ", mismatches), attempt);
+      if (attempt == 2) {
+        throw new FetchFailedException(new ShuffleFetchException(service.host(),
+            service.shufflePort(), bad, ShuffleFetchException.Reason.CORRUPT,
+            "checksum mismatch on two fetches: " + String.join("; ", mismatches)
+            + "; the map output is treated as lost", null), shuffleId);
+      }
+    }
+  }
+
+  /**
+   * One request; each block's bytes go to memory or disk as they arrive, their CRC32C computed
+   * on the way. Returns the bytes; blocks that fail their checksum are abandoned and added to
+   * {@code bad}, with a description in {@code mismatches}.
+   */
+  private long fetchOnce(FetchedSegments fetched, int shuffleId, MapLocation service,
+      List<BlockId> blocks, List<String> mismatches, List<BlockId> bad) throws IOException {
     FetchedSegments.SegmentSink[][] sinks = new FetchedSegments.SegmentSink[1][];
+    CRC32C[][] crcs = new CRC32C[1][];
+    long[][] expected = new long[1][];
     IOException[] failed = new IOException[1];
     long[] total = new long[1];
     try {
       client.fetch(service.host(), service.shufflePort(), blocks, new BlockReader() {
         @Override
-        public void start(long[] lengths) {
+        public void start(long[] lengths, long[] checksums) {
           try {
             abandon(sinks[0]); // a retried request starts over
+            expected[0] = checksums;
+            crcs[0] = new CRC32C[lengths.length];
+            for (int i = 0; verifyChecksums && i < lengths.length; i++) {
+              if (checksums[i] != FetchReply.NO_CHECKSUM) {
+                crcs[0][i] = new CRC32C();
+              }
+            }
             sinks[0] = new FetchedSegments.SegmentSink[lengths.length];
             total[0] = 0;
             for (int i = 0; i < lengths.length; i++) {
@@ -231,6 +277,9 @@ final class ShuffleSegments implements AutoCloseable {
             return;
           }
           try {
+            if (crcs[0][index] != null) {
+              crcs[0][index].update(data.duplicate());
+            }
             sinks[0][index].write(data);
           } catch (IOException e) {
             failed[0] = e;
@@ -252,8 +301,17 @@ final class ShuffleSegments implements AutoCloseable {
       throw failed[0];
     }
     if (sinks[0] != null) {
-      for (FetchedSegments.SegmentSink sink : sinks[0]) {
-        if (sink != null) {
+      for (int i = 0; i < sinks[0].length; i++) {
+        FetchedSegments.SegmentSink sink = sinks[0][i];
+        CRC32C crc = crcs[0][i];
+        if (crc != null && crc.getValue() != expected[0][i]) {
+          mismatches.add(blocks.get(i) + " read CRC32C " + Long.toHexString(crc.getValue())
+              + ", written " + Long.toHexString(expected[0][i]));
+          bad.add(blocks.get(i));
+          if (sink != null) {
+            sink.abandon();
+          }
+        } else if (sink != null) {
           sink.finish();
         }
       }

@@ -5,6 +5,9 @@ import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.Mapper;
+import dev.tide.driver.job.Partitioner;
+import dev.tide.driver.job.Record;
+import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.scheduler.TaskDescription;
@@ -41,6 +44,7 @@ final class TaskRunner {
   private final List<Path> appLocalDirs;
   private final Supplier<ShuffleClient> shuffleClient;
   private final HeapPeak heapPeak = new HeapPeak();
+  private final BlockCache cache;
   private volatile boolean outOfMemory;
 
   /** @param shuffleClient the executor's shuffle client, made when a reduce task first needs it */
@@ -48,11 +52,18 @@ final class TaskRunner {
     this.conf = conf;
     this.appLocalDirs = appLocalDirs;
     this.shuffleClient = shuffleClient;
+    long cacheBytes = TideOptions.CACHE_MEMORY.get(conf);
+    this.cache = new BlockCache(cacheBytes > 0 ? cacheBytes
+        : Runtime.getRuntime().maxMemory() / 4);
   }
 
   TaskOutcome run(TaskDescription task) {
     try {
-      JobContext context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
+      JobContext context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)),
+          task.spec());
+      if (task.dataset() != null) {
+        return runDatasetMap(task, context);
+      }
       return task.kind() == TaskDescription.Kind.MAP ? runMap(task, context)
           : runReduce(task, context);
     } catch (ShuffleSegments.FetchFailedException e) {
@@ -87,6 +98,60 @@ final class TaskRunner {
     return TaskOutcome.succeeded(task.taskId(), metrics);
   }
 
+  /**
+   * A map task over a block of a dataset: its records come from this executor's cache if it holds
+   * the block, else from the dataset's mapper run over the split (and are cached on the way, if
+   * the dataset is cached and they fit); each goes through the stage's {@link RecordMapper}.
+   */
+  private TaskOutcome runDatasetMap(TaskDescription task, JobContext context) throws Exception {
+    TaskDescription.DatasetBlock block = task.dataset();
+    RecordMapper mapper = JobClasses.newInstance(task.taskClass(), RecordMapper.class,
+        "record mapper");
+    mapper.configure(context);
+    String key = block.name() + "#" + task.index();
+    List<Record> cached = block.cache() ? cache.get(key) : null;
+    boolean[] holds = {cached != null};
+    Map<String, Long> metrics = writeMapOutput(task, mapper.combiner(), output -> {
+      if (cached != null) {
+        for (Record record : cached) {
+          mapper.map(record, output::emit);
+        }
+      } else {
+        Mapper source = JobClasses.newInstance(block.mapperClass(), Mapper.class,
+            "mapper of dataset " + block.name());
+        source.configure(context);
+        BlockCache.Filling filling = block.cache() ? cache.fill(key) : null;
+        try {
+          source.map(new InputSplit(task.splitPayload(), task.preferredHosts()), (k, v) -> {
+            if (filling != null) {
+              filling.add(k, v);
+            }
+            try {
+              mapper.map(new Record(k, v), output::emit);
+            } catch (IOException | RuntimeException e) {
+              throw e;
+            } catch (Exception e) {
+              throw new IOException(e);
+            }
+          });
+          holds[0] = filling != null && filling.commit();
+        } finally {
+          if (filling != null && !holds[0]) {
+            filling.abandon();
+          }
+        }
+      }
+      mapper.finish(output::emit);
+    });
+    if (block.cache()) {
+      metrics.put(TaskOutcome.CACHED_BLOCK, holds[0] ? 1L : 0L);
+      metrics.put("cacheHit", cached != null ? 1L : 0L);
+      metrics.put("cacheUsedBytes", cache.usedBytes());
+    }
+    metrics.put("peakHeapBytes", peakHeapBytes());
+    return TaskOutcome.succeeded(task.taskId(), metrics);
+  }
+
   /** What a task does with the writer of its map output. */
   private interface MapOutputBody {
     void write(MapOutputWriter output) throws Exception;
@@ -103,8 +168,11 @@ final class TaskRunner {
         task.taskId());
     Map<String, Long> metrics = new LinkedHashMap<>();
     // Spills beside the output, so that a single spill becomes the output by a rename.
-    try (MapOutputWriter output = new MapOutputWriter(task.outputPartitions(), sortBufferBytes(),
-        combiner, spillDir(appDir, task))) {
+    Partitioner partitioner = JobClasses.newInstance(
+        task.outputPartitioning().partitionerClass(), Partitioner.class, "partitioner");
+    partitioner.configure(task.outputPartitioning().spec());
+    try (MapOutputWriter output = new MapOutputWriter(task.outputPartitions(), partitioner,
+        sortBufferBytes(), combiner, spillDir(appDir, task))) {
       body.write(output);
       long[] lengths = output.finish(temp);
       long total = 0;
@@ -112,7 +180,7 @@ final class TaskRunner {
         total += length;
       }
       boolean won = MapOutputCommitter.commit(appDir, task.shuffleId(), task.index(), temp,
-          lengths);
+          lengths, TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf) ? output.checksums() : null);
       metrics.put("records", output.records());
       metrics.put("outputBytes", total);
       metrics.put("spills", (long) output.spills());
@@ -174,7 +242,8 @@ final class TaskRunner {
     Map<String, Long> metrics = new LinkedHashMap<>();
     try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
         reduceMemoryBytes(), spillDir(ShuffleLayout.chooseAppDir(appLocalDirs,
-            task.shuffleId(), task.index()), task.taskId() + "-input"))) {
+            task.shuffleId(), task.index()), task.taskId() + "-input"),
+        TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf))) {
       if (task.outputPartitions() > 0) {
         metrics.putAll(writeMapOutput(task, null, output -> reducer.reduce(task.index(),
             segments.records(), new ShuffledReduceOutput(task, output))));

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 
@@ -25,6 +26,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final Path confDir;
   private final Configuration clientConf;
   private final int nodeManagers;
+  private YarnClient yarnClient; // made when first asked for, stopped by close()
 
   private EmbeddedCluster(MiniDFSCluster dfs, MiniYARNCluster yarn, Path confDir,
       Configuration clientConf, int nodeManagers) {
@@ -140,8 +142,23 @@ public final class EmbeddedCluster implements AutoCloseable {
     return confDir;
   }
 
+  /** A started YarnClient of this cluster, for tests to look at applications; close() stops it. */
+  public synchronized YarnClient yarnClient() {
+    if (yarnClient == null) {
+      yarnClient = YarnClient.createYarnClient();
+      yarnClient.init(clientConf());
+      yarnClient.start();
+    }
+    return yarnClient;
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (yarnClient != null) {
+        yarnClient.stop();
+      }
+    }
     yarn.stop();
     dfs.shutdown();
   }

@@ -6,7 +6,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.ToolRunner;
 
 /** Runs the real submission client, as {@code yarn jar tide-app.jar ...} would, in-process. */
 public final class Submitter {
@@ -20,7 +19,8 @@ public final class Submitter {
         StandardCharsets.UTF_8);
     TideClient client = new TideClient(out);
     long start = System.nanoTime();
-    int code = ToolRunner.run(new Configuration(conf), client, args);
+    client.setConf(new Configuration(conf)); // as TideClient.main: run() parses every option
+    int code = client.run(args);
     long wall = (System.nanoTime() - start) / 1_000_000;
     out.flush();
     String appId = client.getLastApplicationId() == null ? null

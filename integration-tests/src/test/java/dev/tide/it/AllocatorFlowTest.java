@@ -17,7 +17,6 @@ import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -214,7 +213,7 @@ class AllocatorFlowTest {
     void start() {
       ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(new Configuration(false),
           attempt.getApplicationId().toString(), "localhost", 40000, AppSecret.generate(),
-          Optional.empty());
+          Map.of());
       allocator.start(driver, new ExecutorLauncher(contexts, (container, context) -> {
         if (launchesToRefuse.getAndDecrement() > 0) {
           throw new IOException("refused by the test on " + container.getNodeId());

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Jobs whose plan is more than map -> reduce ({@link DagJob}), submitted through the real client
  * to a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service): a chain of three
- * shuffle stages, a join of two inputs, an intermediate stage's output lost mid-job, and a failed
- * job that must leave no output.
+ * shuffle stages, a join of two inputs, an intermediate stage's output lost mid-job, a failed
+ * job that must leave no output, and the built-in {@code sort} (range-partitioned total order)
+ * checked by the test and by the built-in {@code sortvalidate}.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class DagJobTest {
@@ -68,7 +69,7 @@ class DagJobTest {
     List<EventLine> events = run.events(fs, EVENTS);
     assertEquals(List.of("words", "count", "byCount", "total"),
         JobRun.named(events, "stageCompleted").stream().map(e -> e.get("name")).toList());
-    assertEquals("4", JobRun.named(events, "jobStart").get(0).get("stages"));
+    assertEquals("4", JobRun.named(events, "planStart").get(0).get("stages"));
     assertTrue(run.output().contains(" RUNNING stage 1/4, "), "the progress line counts the"
         + " plan's stages: " + run.output());
   }
@@ -108,17 +109,10 @@ class DagJobTest {
     }
     assertTrue(appId != null, "stage 2 started");
     int deleted = 0;
-    String user = UserGroupInformation.getCurrentUser().getShortUserName();
-    for (int i = 0; i < 3; i++) {
-      NodeManager nm = cluster.yarn().getNodeManager(i);
-      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
-        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
-            appId);
-        for (java.nio.file.Path file : List.of(ShuffleLayout.dataFile(appDir, 1, 0),
-            ShuffleLayout.indexFile(appDir, 1, 0))) {
-          if (Files.deleteIfExists(file)) {
-            deleted++;
-          }
+    for (boolean index : new boolean[] {false, true}) {
+      for (java.nio.file.Path file : mapOutputFiles(appId, 1, 0, index)) {
+        if (Files.deleteIfExists(file)) {
+          deleted++;
         }
       }
     }
@@ -138,6 +132,111 @@ class DagJobTest {
   }
 
   @Test
+  void aByteFlippedInAMapOutputOnDiskRerunsThatMapAndTheOutputIsExact() throws Exception {
+    JobRun run = runWithDamage("/dag/flip-data", jobConf(), false);
+    assertEquals(0, run.exitCode(), run.output());
+    assertEquals(DagJob.expectedChain(4, 5000), lines(cluster.fileSystem(), "/dag/flip-data"));
+    List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
+    List<EventLine> lost = JobRun.named(events, "mapOutputLost");
+    assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
+        .toList());
+    assertTrue(lost.get(0).get("cause").contains("checksum mismatch on two fetches"),
+        lost.get(0).get("cause"));
+    System.out.println("diagnosis: " + lost.get(0));
+    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+        .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
+        .count(), "stage 1 task 0 ran exactly once more");
+  }
+
+  @Test
+  void aByteFlippedInAMapOutputIndexIsRefusedAsCorruptAndTheMapReruns() throws Exception {
+    JobRun run = runWithDamage("/dag/flip-index", jobConf(), true);
+    assertEquals(0, run.exitCode(), run.output());
+    assertEquals(DagJob.expectedChain(4, 5000), lines(cluster.fileSystem(), "/dag/flip-index"));
+    List<EventLine> lost = JobRun.named(run.events(cluster.fileSystem(), EVENTS),
+        "mapOutputLost");
+    assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
+        .toList());
+    assertTrue(lost.get(0).get("cause").contains("CORRUPT")
+        && lost.get(0).get("cause").contains("fails its checksum"), lost.get(0).get("cause"));
+    System.out.println("diagnosis: " + lost.get(0));
+  }
+
+  @Test
+  void withChecksumsOffTheSameFlipIsNotCaught() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.shuffle.checksum.enabled", "false");
+    conf.set("tide.task.maxAttempts", "2");
+    JobRun run = runWithDamage("/dag/flip-unchecked", conf, false);
+    FileSystem fs = cluster.fileSystem();
+    boolean exact = run.exitCode() == 0
+        && DagJob.expectedChain(4, 5000).equals(lines(fs, "/dag/flip-unchecked"));
+    assertFalse(exact, "without checksums the damaged byte must show (wrong output or a failed"
+        + " job); exit " + run.exitCode());
+    assertTrue(JobRun.named(run.events(fs, EVENTS), "mapOutputLost").isEmpty(),
+        "nothing noticed the damage as a lost map output");
+    System.out.println("checksums off: exit " + run.exitCode()
+        + (run.exitCode() == 0 ? ", wrong output" : ", job failed"));
+  }
+
+  /**
+   * Runs the chain job (stage 2 waits 4 s before reading) and, once stage 2 has started, flips
+   * one byte in the middle of stage 1 task 0's data file (or index) on its NodeManager's disk.
+   */
+  private static JobRun runWithDamage(String output, Configuration conf, boolean index)
+      throws Exception {
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, DagJob.class.getName(), "chain", "4", "5000",
+            output, "4000");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    String appId = null;
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      appId = appRunningStage(fs, "2");
+      if (appId == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(appId != null, "stage 2 started");
+    List<java.nio.file.Path> files = mapOutputFiles(appId, 1, 0, index);
+    assertEquals(1, files.size(), "the file is on one NodeManager");
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(files.get(0),
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      long at = ch.size() / 2;
+      java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+      ch.read(one, at);
+      one.put(0, (byte) (one.get(0) ^ 0x20)).rewind();
+      ch.write(one, at);
+    }
+    return job.get(180, TimeUnit.SECONDS);
+  }
+
+  /** The data (or index) files of one map output on the NodeManagers' disks. */
+  private static List<java.nio.file.Path> mapOutputFiles(String appId, int shuffle, int map,
+      boolean index) throws Exception {
+    List<java.nio.file.Path> found = new ArrayList<>();
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    for (int i = 0; i < 3; i++) {
+      NodeManager nm = cluster.yarn().getNodeManager(i);
+      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
+        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
+            appId);
+        java.nio.file.Path file = index ? ShuffleLayout.indexFile(appDir, shuffle, map)
+            : ShuffleLayout.dataFile(appDir, shuffle, map);
+        if (Files.exists(file)) {
+          found.add(file);
+        }
+      }
+    }
+    return found;
+  }
+
+  @Test
   void failedJobLeavesNoOutput() throws Exception {
     Configuration conf = jobConf();
     conf.set("tide.task.maxAttempts", "1");
@@ -151,6 +250,94 @@ class DagJobTest {
         .equals("2") && e.get("result").equals("SUCCEEDED")).count(),
         "the other two partitions committed their files before the job failed");
     assertFalse(fs.exists(new Path("/dag/failed")), "a failed job leaves no output directory");
+  }
+
+  @Test
+  void sortOutputIsCompleteAndGloballyOrderedAndSortvalidateAgrees() throws Exception {
+    FileSystem fs = cluster.fileSystem();
+    long[] expected = new long[2]; // records, sum of CRC32 per record
+    int[] perFile = {60_000, 50_000, 40_000};
+    for (int f = 0; f < perFile.length; f++) {
+      writeRecords(fs, new Path("/sort/in/file-" + f), perFile[f], f, expected);
+    }
+    fs.mkdirs(new Path("/sort/in-partial"));
+    fs.rename(new Path("/sort/in/file-2"), new Path("/sort/in-partial/file-2"));
+    writeRecords(fs, new Path("/sort/in/file-2"), perFile[2], 2, new long[2]);
+    Configuration conf = jobConf();
+    conf.set("tide.sort.reducers", "4");
+    JobRun run = Submitter.run(conf, System.out, "sort", "/sort/in", "/sort/out");
+    assertEquals(0, run.exitCode(), run.output());
+
+    List<String> parts = names(fs, "/sort/out").stream().filter(n -> n.startsWith("part-"))
+        .toList();
+    assertEquals(List.of("part-r-00000", "part-r-00001", "part-r-00002", "part-r-00003"), parts);
+    byte[] previous = null;
+    long records = 0;
+    long checksum = 0;
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    for (String part : parts) {
+      byte[] bytes;
+      try (var in = fs.open(new Path("/sort/out", part))) {
+        bytes = in.readAllBytes();
+      }
+      assertEquals(0, bytes.length % 100, part + " holds whole records");
+      assertTrue(bytes.length >= 100 * 10_000, part + " holds a fair share of a range: "
+          + bytes.length / 100 + " records");
+      for (int at = 0; at < bytes.length; at += 100) {
+        byte[] key = java.util.Arrays.copyOfRange(bytes, at, at + 10);
+        if (previous != null) {
+          assertTrue(java.util.Arrays.compareUnsigned(previous, key) <= 0,
+              "record " + records + " (" + part + ") is in key order");
+        }
+        previous = key;
+        crc.reset();
+        crc.update(bytes, at, 100);
+        checksum += crc.getValue();
+        records++;
+      }
+    }
+    assertEquals(expected[0], records, "every record is in the output once");
+    assertEquals(expected[1], checksum, "the records are the input's, unchanged");
+
+    JobRun valid = Submitter.run(jobConf(), System.out, "sortvalidate", "/sort/in", "/sort/out",
+        "/sort/report");
+    assertEquals(0, valid.exitCode(), valid.output());
+    String report = String.join("\n", lines(fs, "/sort/report"));
+    assertEquals("records " + expected[0] + "\nchecksum " + Long.toHexString(expected[1])
+        + "\nfiles 4\nordered yes", report);
+
+    JobRun invalid = Submitter.run(jobConf(), System.out, "sortvalidate", "/sort/in-partial",
+        "/sort/out", "/sort/report-bad");
+    assertNotEquals(0, invalid.exitCode(), invalid.output());
+    assertTrue(invalid.output().contains("the sorted output has " + expected[0]
+        + " records, the input " + perFile[2]), invalid.output());
+    assertFalse(fs.exists(new Path("/sort/report-bad")));
+  }
+
+  /**
+   * Writes {@code n} 100-byte records (10-byte key, 90-byte value) in 4 MB blocks: random keys,
+   * one in ten repeating one of a few keys, so that equal keys and high (unsigned) bytes occur;
+   * adds the count and the sum of each record's CRC32 to {@code totals}.
+   */
+  private static void writeRecords(FileSystem fs, Path path, int n, long seed, long[] totals)
+      throws Exception {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    byte[] record = new byte[100];
+    try (var out = new java.io.BufferedOutputStream(fs.create(path, true, 1 << 16, (short) 1,
+        4L << 20))) {
+      for (int i = 0; i < n; i++) {
+        random.nextBytes(record);
+        if (random.nextInt(10) == 0) {
+          java.util.Arrays.fill(record, 0, 10, (byte) (0x40 + random.nextInt(4)));
+        }
+        out.write(record);
+        crc.reset();
+        crc.update(record);
+        totals[0]++;
+        totals[1] += crc.getValue();
+      }
+    }
   }
 
   /** The id of a running application that has started a task of this stage, or null. */

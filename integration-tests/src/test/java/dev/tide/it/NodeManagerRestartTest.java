@@ -23,7 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileUtil;
@@ -176,7 +176,7 @@ class NodeManagerRestartTest {
       Configuration nmConf) throws Exception {
     String app = am.appId().toString();
     ContainerLaunchContext launch = new ExecutorLaunchContexts(new Configuration(false), app,
-        "localhost", 40000, SECRET, Optional.empty()).create("1");
+        "localhost", 40000, SECRET, Map.of()).create("1");
     launch.setCommands(List.of("true"));
     UnmanagedApplicationMaster.StartedContainer executor = am.startContainer(launch, DEADLINE);
     int port = ShuffleServiceMetadata.decodePort(

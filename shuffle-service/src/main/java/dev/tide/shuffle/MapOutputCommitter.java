@@ -1,8 +1,6 @@
 package dev.tide.shuffle;
 
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.FileSystems;
@@ -18,12 +16,15 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Commits one map task attempt's output atomically: the data file is written by the caller to
- * a temporary path, then this class writes the index (R+1 big-endian longs: offsets of each
- * reduce partition's segment, starting at 0) and renames both into place. The first attempt to
+ * a temporary path, then this class writes the index ({@link MapOutputIndex}: a versioned header,
+ * the offsets of each reduce partition's segment, their CRC32Cs, and the index's own CRC32C)
+ * and renames both into place. The first attempt to
  * commit wins; later attempts' temporary files are deleted and {@code false} is returned.
  *
  * <p>The index file is the commit marker: once {@code <mapId>.index} exists, the output is
- * committed and never replaced. Attempts of the same map that commit concurrently (threads of
+ * committed and is only replaced when it is damaged (its index does not parse, or its data file
+ * does not match the index's length or checksums): the map was rerun because a reducer found it
+ * so. Attempts of the same map that commit concurrently (threads of
  * one executor, or executors in different JVMs on the same node) are serialized by an in-JVM lock
  * plus an OS file lock on {@code <mapId>.lock}; a crashed attempt releases the OS lock, and its
  * half-renamed data file (no index) is simply replaced by the next attempt.
@@ -34,6 +35,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Thread-safe.
  */
 public final class MapOutputCommitter {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(MapOutputCommitter.class);
   private static final boolean POSIX =
       FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
   private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwxr-x---");
@@ -68,6 +71,15 @@ public final class MapOutputCommitter {
    */
   public static boolean commit(Path appLocalDir, int shuffleId, int mapId, Path tempData,
       long[] partitionLengths) throws IOException {
+    return commit(appLocalDir, shuffleId, mapId, tempData, partitionLengths, null);
+  }
+
+  /**
+   * As {@link #commit(Path, int, int, Path, long[])}, with the CRC32C of each partition's
+   * segment, stored in the index ({@link MapOutputIndex}); null when checksums are off.
+   */
+  public static boolean commit(Path appLocalDir, int shuffleId, int mapId, Path tempData,
+      long[] partitionLengths, int[] partitionChecksums) throws IOException {
     Path data = ShuffleLayout.dataFile(appLocalDir, shuffleId, mapId);
     Path index = ShuffleLayout.indexFile(appLocalDir, shuffleId, mapId);
     Path dir = data.getParent();
@@ -86,8 +98,13 @@ public final class MapOutputCommitter {
             StandardOpenOption.CREATE, StandardOpenOption.WRITE);
          FileLock ignored = lockFile.lock()) {
       if (Files.exists(index)) {
-        Files.deleteIfExists(tempData);
-        return false;
+        String damage = damage(index, data);
+        if (damage == null) {
+          Files.deleteIfExists(tempData);
+          return false;
+        }
+        // A reducer found this output damaged and its map was rerun: replace it.
+        LOG.warn("Replacing map output {}/{} in {}: {}", shuffleId, mapId, dir, damage);
       }
       long size = Files.size(tempData);
       if (size != total) {
@@ -97,7 +114,8 @@ public final class MapOutputCommitter {
       }
       Path tempIndex = dir.resolve(mapId + ".index.tmp-" + UUID.randomUUID());
       try {
-        writeIndex(tempIndex, partitionLengths);
+        Files.write(tempIndex, MapOutputIndex.ofLengths(partitionLengths, partitionChecksums)
+            .encode(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         setFilePerms(tempData);
         setFilePerms(tempIndex);
         Files.move(tempData, data, StandardCopyOption.ATOMIC_MOVE);
@@ -111,17 +129,44 @@ public final class MapOutputCommitter {
     }
   }
 
-  private static void writeIndex(Path file, long[] partitionLengths) throws IOException {
-    try (OutputStream raw = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.WRITE);
-         DataOutputStream out = new DataOutputStream(
-             new java.io.BufferedOutputStream(raw, 8 * (partitionLengths.length + 1)))) {
-      long offset = 0;
-      out.writeLong(offset);
-      for (long len : partitionLengths) {
-        offset += len;
-        out.writeLong(offset);
+  /**
+   * What is wrong with a committed output, or null if it is intact: the index parses, the data
+   * file has its length and every segment its CRC32C. Reads the whole data file: only done when
+   * a second attempt of the same map commits, which is rare.
+   */
+  private static String damage(Path index, Path data) {
+    try {
+      MapOutputIndex parsed = MapOutputIndex.decode(Files.readAllBytes(index), index.toString());
+      if (!Files.exists(data) || Files.size(data) != parsed.dataLength()) {
+        return "data file " + data + " is missing or not " + parsed.dataLength() + " bytes";
       }
+      if (!parsed.hasChecksums()) {
+        return null;
+      }
+      try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ)) {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(1 << 16);
+        for (int r = 0; r < parsed.partitions(); r++) {
+          java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+          long left = parsed.offset(r + 1) - parsed.offset(r);
+          ch.position(parsed.offset(r));
+          while (left > 0) {
+            buf.clear().limit((int) Math.min(buf.capacity(), left));
+            int n = ch.read(buf);
+            if (n < 0) {
+              return "data file " + data + " ended early";
+            }
+            buf.flip();
+            crc.update(buf);
+            left -= n;
+          }
+          if ((int) crc.getValue() != parsed.checksum(r)) {
+            return "segment " + r + " of " + data + " fails its CRC32C";
+          }
+        }
+      }
+      return null;
+    } catch (IOException e) {
+      return e.getMessage();
     }
   }
 

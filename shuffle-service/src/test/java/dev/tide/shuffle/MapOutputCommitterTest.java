@@ -31,12 +31,10 @@ class MapOutputCommitterTest {
     Path data = ShuffleLayout.dataFile(appDir, 3, 7);
     Path index = ShuffleLayout.indexFile(appDir, 3, 7);
     assertArrayEquals(MapOutputs.expected(3, 7, new int[] {5, 0, 12}, 0, 3), Files.readAllBytes(data));
-    ByteBuffer offsets = ByteBuffer.wrap(Files.readAllBytes(index));
-    assertEquals(32, offsets.remaining());
-    assertEquals(0, offsets.getLong());
-    assertEquals(5, offsets.getLong());
-    assertEquals(5, offsets.getLong());
-    assertEquals(17, offsets.getLong());
+    MapOutputIndex read = MapOutputIndex.decode(Files.readAllBytes(index), index.toString());
+    assertArrayEquals(new long[] {0, 5, 5, 17}, read.offsets());
+    assertEquals(MapOutputIndex.fileLength(3, false), Files.size(index),
+        "MapOutputs.write commits without checksums");
     assertTrue(Files.isReadable(data) && Files.isReadable(index));
     assertEquals(List.of(), tempFiles(), "no temp files left");
   }
@@ -47,7 +45,8 @@ class MapOutputCommitterTest {
     assertFalse(MapOutputs.write(appDir, 0, 1, new int[] {9, 1, 3}, 2));
     assertArrayEquals(MapOutputs.expected(0, 1, new int[] {4, 4}, 0, 2),
         Files.readAllBytes(ShuffleLayout.dataFile(appDir, 0, 1)));
-    assertEquals(24, Files.size(ShuffleLayout.indexFile(appDir, 0, 1)));
+    assertEquals(MapOutputIndex.fileLength(2, false),
+        Files.size(ShuffleLayout.indexFile(appDir, 0, 1)));
     assertEquals(List.of(), tempFiles(), "the losing attempt's temp file is deleted");
   }
 
@@ -80,10 +79,9 @@ class MapOutputCommitterTest {
     int[] lengths = {100 + winner, 50 * winner};
     assertArrayEquals(MapOutputs.expected(5, 5, lengths, 0, 2),
         Files.readAllBytes(ShuffleLayout.dataFile(appDir, 5, 5)));
-    ByteBuffer offsets = ByteBuffer.wrap(Files.readAllBytes(ShuffleLayout.indexFile(appDir, 5, 5)));
-    assertEquals(0, offsets.getLong());
-    assertEquals(lengths[0], offsets.getLong());
-    assertEquals(lengths[0] + lengths[1], offsets.getLong());
+    Path index = ShuffleLayout.indexFile(appDir, 5, 5);
+    assertArrayEquals(new long[] {0, lengths[0], lengths[0] + lengths[1]},
+        MapOutputIndex.decode(Files.readAllBytes(index), index.toString()).offsets());
     assertEquals(List.of(), tempFiles());
   }
 
@@ -101,5 +99,37 @@ class MapOutputCommitterTest {
     try (Stream<Path> files = Files.walk(appDir)) {
       return files.filter(p -> p.getFileName().toString().contains(".tmp-")).toList();
     }
+  }
+
+  @Test
+  void aDamagedCommittedOutputIsReplacedAndAnIntactOneIsKept() throws IOException {
+    Path temp = MapOutputCommitter.tempDataFile(appDir, 2, 0, 1);
+    byte[] bytes = "aaaaabbbbbbbbbb".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Files.write(temp, bytes);
+    long[] lengths = {5, 10};
+    int[] checksums = {crc(bytes, 0, 5), crc(bytes, 5, 10)};
+    assertTrue(MapOutputCommitter.commit(appDir, 2, 0, temp, lengths, checksums));
+    Path data = ShuffleLayout.dataFile(appDir, 2, 0);
+
+    Path second = MapOutputCommitter.tempDataFile(appDir, 2, 0, 2);
+    Files.write(second, bytes);
+    assertFalse(MapOutputCommitter.commit(appDir, 2, 0, second, lengths, checksums),
+        "an intact output stays");
+
+    byte[] damaged = bytes.clone();
+    damaged[7] ^= 0x04;
+    Files.write(data, damaged);
+    Path third = MapOutputCommitter.tempDataFile(appDir, 2, 0, 3);
+    Files.write(third, bytes);
+    assertTrue(MapOutputCommitter.commit(appDir, 2, 0, third, lengths, checksums),
+        "a rerun replaces a damaged output");
+    assertArrayEquals(bytes, Files.readAllBytes(data));
+    assertEquals(List.of(), tempFiles());
+  }
+
+  private static int crc(byte[] b, int off, int len) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(b, off, len);
+    return (int) crc.getValue();
   }
 }

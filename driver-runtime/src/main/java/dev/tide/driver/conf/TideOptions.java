@@ -21,6 +21,13 @@ public final class TideOptions {
   public static final ConfigOption<String> JOB_ARGS =
       stringOption("tide.job.args", "", "The job's arguments (set by the client).");
 
+  public static final ConfigOption<Boolean> USER_CLASSPATH_FIRST =
+      booleanOption("tide.user.classpath.first", false, "When true, classes of the job's own"
+          + " jars (--jar, -libjars) are loaded before Tide's classpath in the ApplicationMaster"
+          + " and the executors (as mapreduce.job.user.classpath.first); the JDK, Hadoop and"
+          + " Tide's own packages still come from Tide's classpath. When false, the user's jars"
+          + " come after Tide's.");
+
   public static final ConfigOption<Integer> EXECUTOR_CORES =
       intOption("tide.executor.cores", 1, 1, "Task slots (threads) per executor.");
   public static final ConfigOption<Integer> TASK_CPUS =
@@ -43,6 +50,15 @@ public final class TideOptions {
       bytesOption("tide.shuffle.sort.buffer", "0", 0, "Memory of a map task's sort buffer"
           + " (\"64m\"); when it fills, its records are sorted and spilled to local disk. 0 means"
           + " a fifth of the executor's heap, divided among its task slots.");
+  public static final ConfigOption<Long> CACHE_MEMORY =
+      bytesOption("tide.cache.memory", "0", 0, "Memory of an executor for the blocks of cached"
+          + " datasets (\"128m\"); a block that does not fit is not cached and is read again"
+          + " from its split when needed. 0 means a quarter of the executor's heap.");
+  public static final ConfigOption<Boolean> SHUFFLE_CHECKSUM_ENABLED =
+      booleanOption("tide.shuffle.checksum.enabled", true, "Store a CRC32C of every map output"
+          + " segment in its index and verify each fetched segment against it, so a byte"
+          + " damaged on a disk or on the way reruns its map instead of reaching the output."
+          + " Turn off only to measure what it costs.");
   public static final ConfigOption<Long> MAX_BYTES_IN_FLIGHT =
       bytesOption("tide.shuffle.maxBytesInFlight", "48m", 1, "Bytes of fetched shuffle"
           + " segments a reduce task keeps in memory (at most a fifth of the executor's heap per"
@@ -108,16 +124,29 @@ public final class TideOptions {
       bytesOption("tide.wordcount.splitSize", "0", 0, "Bytes of input per wordcount map task"
           + " (262144, 64m ...); 0 means one split per file block, each preferring the hosts"
           + " that store its block.");
+  public static final ConfigOption<Integer> SORT_REDUCERS =
+      intOption("tide.sort.reducers", 0, 0, "Reduce tasks (output files, each one key range) of"
+          + " the sort job; 0 means one per input split.");
+  public static final ConfigOption<Integer> SORT_RECORD_BYTES =
+      intOption("tide.sort.recordBytes", 100, 2, "Length of each fixed-size record the sort and"
+          + " sortvalidate jobs read (TeraGen's records are 100 bytes).");
+  public static final ConfigOption<Integer> SORT_KEY_BYTES =
+      intOption("tide.sort.keyBytes", 10, 1, "Leading bytes of a record that form its sort key"
+          + " (compared as unsigned bytes; TeraSort's keys are 10 bytes).");
+  public static final ConfigOption<Integer> SORT_SAMPLES =
+      intOption("tide.sort.samples", 100_000, 1, "Keys the sort job samples (from up to 10"
+          + " input splits, as TeraSort) to choose its reducers' key ranges.");
 
   public static List<ConfigOption<?>> all() {
-    return List.of(JOB, JOB_ARGS, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
+    return List.of(JOB, JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
+        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,
         DRIVER_PORT, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
-        WORDCOUNT_REDUCERS, WORDCOUNT_SPLIT_SIZE);
+        WORDCOUNT_REDUCERS, WORDCOUNT_SPLIT_SIZE, SORT_REDUCERS, SORT_RECORD_BYTES,
+        SORT_KEY_BYTES, SORT_SAMPLES);
   }
 }

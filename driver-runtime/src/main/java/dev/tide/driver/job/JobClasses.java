@@ -1,6 +1,9 @@
 package dev.tide.driver.job;
 
+import dev.tide.driver.jobs.KMeansJob;
 import dev.tide.driver.jobs.SleepJob;
+import dev.tide.driver.jobs.SortJob;
+import dev.tide.driver.jobs.SortValidateJob;
 import dev.tide.driver.jobs.WordCountJob;
 import java.util.Map;
 
@@ -8,14 +11,22 @@ import java.util.Map;
 public final class JobClasses {
   private static final Map<String, String> BUILT_IN = Map.of(
       "wordcount", WordCountJob.class.getName(),
-      "sleep", SleepJob.class.getName());
+      "sleep", SleepJob.class.getName(),
+      "sort", SortJob.class.getName(),
+      "sortvalidate", SortValidateJob.class.getName(),
+      "kmeans", KMeansJob.class.getName());
 
   private JobClasses() {}
 
+  /** The names of the built-in jobs, sorted. */
+  public static java.util.List<String> builtInNames() {
+    return BUILT_IN.keySet().stream().sorted().toList();
+  }
+
   public static TideJob newJob(String name) {
     if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("no job given: name a built-in job (" 
-          + String.join(", ", BUILT_IN.keySet()) + ") or a TideJob class");
+      throw new IllegalArgumentException("no job given: name a built-in job ("
+          + String.join(", ", builtInNames()) + ") or a TideJob class");
     }
     return newInstance(BUILT_IN.getOrDefault(name, name), TideJob.class, "job");
   }

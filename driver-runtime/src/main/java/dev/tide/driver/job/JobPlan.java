@@ -14,7 +14,7 @@ import java.util.List;
  * <pre>{@code
  * JobPlan.Builder plan = JobPlan.builder("wordcount");
  * JobPlan.Stage words = plan.input("words", splits, WordMapper.class);
- * JobPlan.Stage counts = plan.shuffle("counts", 4, SumReducer.class, words);
+ * JobPlan.Stage counts = plan.shuffle("counts", 4, SumReducer.class, words);  // hash partitioned
  * return plan.output(counts, "hdfs:///out");
  * }</pre>
  *
@@ -31,15 +31,80 @@ public final class JobPlan {
    * {@code consumer} is the stage its records are shuffled to, or -1 for the last stage.
    */
   public record Stage(int id, String name, List<InputSplit> splits, List<Integer> parents,
-      int tasks, String taskClass, int consumer) {
+      int tasks, String taskClass, int consumer, Partitioning partitioning, Dataset dataset,
+      byte[] spec) {
     public Stage {
       splits = List.copyOf(splits);
       parents = List.copyOf(parents);
+      spec = spec.clone();
+    }
+
+    @Override
+    public byte[] spec() {
+      return spec.clone();
     }
 
     /** Reads input splits (map tasks) rather than shuffled records (reduce tasks). */
     public boolean isInput() {
       return parents.isEmpty();
+    }
+  }
+
+  /**
+   * Records read from splits by a {@link Mapper}, named so that several plans of one job can read
+   * them: when {@link #cache cached}, each split's records are kept in the memory of the executor
+   * that read them ({@code tide.cache.memory}) and later stages over the dataset run there and
+   * read them from memory; a block lost with its executor (or that did not fit) is read again
+   * from its split. Read by stages made with
+   * {@link Builder#input(String, Dataset, Class, byte[])}.
+   */
+  public record Dataset(String name, List<InputSplit> splits, String mapperClass,
+      boolean cached) {
+    public Dataset {
+      splits = List.copyOf(splits);
+      if (splits.isEmpty()) {
+        throw new IllegalArgumentException("dataset '" + name + "' has no input splits");
+      }
+    }
+
+    public static Dataset of(String name, List<InputSplit> splits,
+        Class<? extends Mapper> mapper) {
+      return new Dataset(name, splits, mapper.getName(), false);
+    }
+
+    /** The same dataset, kept in executor memory once read. */
+    public Dataset cache() {
+      return new Dataset(name, splits, mapperClass, true);
+    }
+  }
+
+  /**
+   * How the records shuffled into a stage are spread over its tasks: a {@link Partitioner} class
+   * and the bytes it is configured with.
+   */
+  public record Partitioning(String partitionerClass, byte[] spec) {
+    public Partitioning {
+      spec = spec.clone();
+    }
+
+    @Override
+    public byte[] spec() {
+      return spec.clone();
+    }
+
+    /** By key hash (the default). */
+    public static Partitioning hash() {
+      return new Partitioning(Partitioner.Hash.class.getName(), new byte[0]);
+    }
+
+    /** By key ranges: partition i holds keys below {@code splitPoints[i]}. */
+    public static Partitioning range(List<byte[]> splitPoints) {
+      return new Partitioning(RangePartitioner.class.getName(),
+          RangePartitioner.spec(splitPoints));
+    }
+
+    public static Partitioning of(Class<? extends Partitioner> partitioner, byte[] spec) {
+      return new Partitioning(partitioner.getName(), spec);
     }
   }
 
@@ -88,6 +153,12 @@ public final class JobPlan {
     return outputPath;
   }
 
+  /** How the records a stage writes are partitioned: as its consumer asks (hash for the last). */
+  public Partitioning outputPartitioning(int stageId) {
+    int consumer = stages.get(stageId).consumer();
+    return consumer < 0 ? Partitioning.hash() : stages.get(consumer).partitioning();
+  }
+
   /** Partitions of the shuffle a stage writes: its consumer's tasks; 0 for the last stage. */
   public int outputPartitions(int stageId) {
     int consumer = stages.get(stageId).consumer();
@@ -121,7 +192,18 @@ public final class JobPlan {
         throw new IllegalArgumentException("stage '" + stageName + "' of job " + name
             + " has no input splits");
       }
-      return add(stageName, splits, List.of(), splits.size(), mapper.getName());
+      return add(stageName, splits, List.of(), splits.size(), mapper.getName(),
+          Partitioning.hash(), null, new byte[0]);
+    }
+
+    /**
+     * A stage of one task per split of {@code data}, each running {@code mapper} over the
+     * split's records, configured with {@code spec} ({@link JobContext#spec()}).
+     */
+    public Stage input(String stageName, Dataset data, Class<? extends RecordMapper> mapper,
+        byte[] spec) {
+      return add(stageName, data.splits(), List.of(), data.splits().size(), mapper.getName(),
+          Partitioning.hash(), data, spec);
     }
 
     /**
@@ -130,6 +212,12 @@ public final class JobPlan {
      */
     public Stage shuffle(String stageName, int partitions, Class<? extends Reducer> reducer,
         Stage... parents) {
+      return shuffle(stageName, partitions, reducer, Partitioning.hash(), parents);
+    }
+
+    /** As {@link #shuffle(String, int, Class, Stage...)}, partitioned as given. */
+    public Stage shuffle(String stageName, int partitions, Class<? extends Reducer> reducer,
+        Partitioning partitioning, Stage... parents) {
       if (partitions < 1) {
         throw new IllegalArgumentException("stage '" + stageName + "' of job " + name
             + " needs at least one partition, got " + partitions);
@@ -155,9 +243,19 @@ public final class JobPlan {
       for (int parentId : parentIds) {
         Stage p = stages.get(parentId);
         stages.set(parentId, new Stage(p.id(), p.name(), p.splits(), p.parents(), p.tasks(),
-            p.taskClass(), id));
+            p.taskClass(), id, p.partitioning(), p.dataset(), p.spec()));
       }
-      return add(stageName, List.of(), parentIds, partitions, reducer.getName());
+      return add(stageName, List.of(), parentIds, partitions, reducer.getName(), partitioning,
+          null, new byte[0]);
+    }
+
+    /** Gives a stage the bytes its tasks see as {@link JobContext#spec()}; returns it anew. */
+    public Stage withSpec(Stage stage, byte[] spec) {
+      Stage p = stages.get(stage.id());
+      Stage changed = new Stage(p.id(), p.name(), p.splits(), p.parents(), p.tasks(),
+          p.taskClass(), p.consumer(), p.partitioning(), p.dataset(), spec);
+      stages.set(p.id(), changed);
+      return changed;
     }
 
     /**
@@ -183,8 +281,9 @@ public final class JobPlan {
     }
 
     private Stage add(String stageName, List<InputSplit> splits, List<Integer> parents,
-        int tasks, String taskClass) {
-      Stage stage = new Stage(stages.size(), stageName, splits, parents, tasks, taskClass, -1);
+        int tasks, String taskClass, Partitioning partitioning, Dataset dataset, byte[] spec) {
+      Stage stage = new Stage(stages.size(), stageName, splits, parents, tasks, taskClass, -1,
+          partitioning, dataset, spec);
       stages.add(stage);
       return stage;
     }

@@ -30,6 +30,29 @@ public final class FileRangeSplits {
       throws IOException {
     Path root = new Path(input);
     FileSystem fs = root.getFileSystem(conf);
+    List<InputSplit> splits = new ArrayList<>();
+    for (FileStatus file : inputFiles(conf, input)) {
+      long size = splitSize > 0 ? splitSize : Math.max(file.getBlockSize(), 1);
+      BlockLocation[] blocks = fs.getFileBlockLocations(file, 0, file.getLen());
+      for (long start = 0; start < file.getLen(); start += size) {
+        long length = Math.min(size, file.getLen() - start);
+        splits.add(new InputSplit(encode(new FileRange(file.getPath().toString(), start, length)),
+            hostsAt(blocks, start)));
+      }
+    }
+    if (splits.isEmpty()) {
+      throw new IOException("input path " + root + " holds no non-empty files");
+    }
+    return splits;
+  }
+
+  /**
+   * The files of an input path, by name: the path itself if it is a file, else the files in it
+   * whose names do not start with '_' or '.' (as _SUCCESS).
+   */
+  public static List<FileStatus> inputFiles(Configuration conf, String input) throws IOException {
+    Path root = new Path(input);
+    FileSystem fs = root.getFileSystem(conf);
     if (!fs.exists(root)) {
       throw new IOException("input path " + root + " does not exist");
     }
@@ -46,20 +69,7 @@ public final class FileRangeSplits {
       }
     }
     files.sort((a, b) -> a.getPath().compareTo(b.getPath()));
-    List<InputSplit> splits = new ArrayList<>();
-    for (FileStatus file : files) {
-      long size = splitSize > 0 ? splitSize : Math.max(file.getBlockSize(), 1);
-      BlockLocation[] blocks = fs.getFileBlockLocations(file, 0, file.getLen());
-      for (long start = 0; start < file.getLen(); start += size) {
-        long length = Math.min(size, file.getLen() - start);
-        splits.add(new InputSplit(encode(new FileRange(file.getPath().toString(), start, length)),
-            hostsAt(blocks, start)));
-      }
-    }
-    if (splits.isEmpty()) {
-      throw new IOException("input path " + root + " holds no non-empty files");
-    }
-    return splits;
+    return files;
   }
 
   private static List<String> hostsAt(BlockLocation[] blocks, long offset) throws IOException {

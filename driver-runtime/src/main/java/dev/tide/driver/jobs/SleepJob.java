@@ -78,6 +78,11 @@ public final class SleepJob implements TideJob {
   }
 
   @Override
+  public void checkArguments(JobContext context) {
+    Spec.of(context);
+  }
+
+  @Override
   public JobPlan plan(JobContext context) {
     Spec spec = Spec.of(context);
     List<InputSplit> splits = new ArrayList<>();

@@ -5,7 +5,6 @@ import dev.tide.driver.job.Combiner;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
@@ -29,11 +28,17 @@ import java.util.Map;
  */
 public final class WordCountJob implements TideJob {
   @Override
-  public JobPlan plan(JobContext context) throws Exception {
-    List<String> args = context.args();
-    if (args.size() != 2) {
-      throw new IllegalArgumentException("usage: wordcount <input path> <output path>");
+  public void checkArguments(JobContext context) {
+    if (context.args().size() != 2) {
+      throw new IllegalArgumentException("usage: wordcount <input path> <output path>; got "
+          + context.args().size() + " arguments " + context.args());
     }
+  }
+
+  @Override
+  public JobPlan plan(JobContext context) throws Exception {
+    checkArguments(context);
+    List<String> args = context.args();
     int reducers = TideOptions.WORDCOUNT_REDUCERS.get(context.conf());
     long splitSize = TideOptions.WORDCOUNT_SPLIT_SIZE.get(context.conf());
     List<InputSplit> splits = FileRangeSplits.plan(context.conf(), args.get(0), splitSize);
@@ -46,14 +51,8 @@ public final class WordCountJob implements TideJob {
    * {@link #MAX_DISTINCT_WORDS} words that is emitted and cleared whenever it fills, so a split
    * of any size is counted in bounded memory; {@link SumCombiner} folds the rest.
    */
-  public static final class WordCountMapper implements Mapper {
+  public static final class WordCountMapper extends ConfiguredMapper {
     static final int MAX_DISTINCT_WORDS = 50_000;
-    private JobContext context;
-
-    @Override
-    public void configure(JobContext context) {
-      this.context = context;
-    }
 
     @Override
     public Combiner combiner() {

@@ -6,6 +6,7 @@ import dev.tide.driver.rpc.RpcMessage.RegisterRejected;
 import dev.tide.driver.rpc.RpcMessage.Registered;
 import dev.tide.driver.rpc.RpcMessage.Shutdown;
 import dev.tide.driver.rpc.RpcMessage.TaskStatus;
+import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
@@ -120,7 +121,15 @@ public final class RpcCodec {
       }
     }
     out.writeInt(t.outputPartitions());
+    writeString(out, t.outputPartitioning().partitionerClass());
+    writeBytes(out, t.outputPartitioning().spec());
     writeString(out, t.outputPath());
+    out.writeByte(t.dataset() == null ? 0 : t.dataset().cache() ? 2 : 1);
+    if (t.dataset() != null) {
+      writeString(out, t.dataset().name());
+      writeString(out, t.dataset().mapperClass());
+    }
+    writeBytes(out, t.spec());
   }
 
   private static TaskDescription readTask(ByteBuf in) {
@@ -151,8 +160,17 @@ public final class RpcCodec {
       inputs.add(new TaskDescription.ShuffleInput(shuffleId, outputs));
     }
     int outputPartitions = readInt(in);
+    JobPlan.Partitioning partitioning = new JobPlan.Partitioning(readString(in), readBytes(in));
+    String outputPath = readString(in);
+    int datasetFlag = readUnsignedByte(in);
+    if (datasetFlag > 2) {
+      throw new IllegalArgumentException("unknown dataset flag " + datasetFlag);
+    }
+    TaskDescription.DatasetBlock dataset = datasetFlag == 0 ? null
+        : new TaskDescription.DatasetBlock(readString(in), readString(in), datasetFlag == 2);
     return new TaskDescription(taskId, TaskDescription.Kind.values()[kind], stageId, index,
-        attempt, taskClass, split, hosts, inputs, outputPartitions, readString(in));
+        attempt, taskClass, split, hosts, inputs, outputPartitions, partitioning, outputPath,
+        dataset, readBytes(in));
   }
 
   private static void writeOutcome(ByteBuf out, TaskOutcome o) {

@@ -32,10 +32,12 @@ import org.slf4j.LoggerFactory;
 public final class JobScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(JobScheduler.class);
 
-  private final JobPlan plan;
+  private JobPlan plan;
+  /** Global id of the current plan's first stage: stage and shuffle ids are unique per app. */
+  private int stageBase;
   private final int slotsPerExecutor;
   private final int maxAttempts;
-  private final int maxFetchFailures;
+  private int maxFetchFailures;
   private final int maxFetchFailureRounds;
   private final LongSupplier clock;
   private final EventLog events;
@@ -50,6 +52,10 @@ public final class JobScheduler {
   private final Set<Integer> rerunStages = new HashSet<>();
   private long nextTaskId = 1;
   private String failure;
+  /** Attempts of earlier plans still running: their reports only free their slots. */
+  private final Map<Long, String> strays = new HashMap<>();
+  /** Cached dataset blocks ({@link #blockKey}) and the executor that holds each. */
+  private final Map<String, String> cachedBlocks = new HashMap<>();
 
   /** An executor as the scheduler sees it. */
   private static final class ExecutorSlots {
@@ -57,6 +63,7 @@ public final class JobScheduler {
     final String host;
     final int shufflePort;
     int busy;
+    int cachedBlocks;
     boolean pendingRemoval;
     /** It reported running out of heap and exits to be replaced: no new tasks. */
     boolean exiting;
@@ -78,8 +85,8 @@ public final class JobScheduler {
   /**
    * An executor with no running task, and since when.
    *
-   * @param hasCachedBlocks whether it holds cached blocks (kept longer by the allocation
-   *     policy); this scheduler caches nothing yet, so it reports false
+   * @param hasCachedBlocks whether it holds blocks of a cached dataset (kept until
+   *     {@code cachedExecutorIdleTimeout} by the allocation policy)
    */
   public record IdleExecutor(String executorId, long idleSinceMillis, boolean hasCachedBlocks) {
     public IdleExecutor(String executorId, long idleSinceMillis) {
@@ -102,18 +109,56 @@ public final class JobScheduler {
    */
   public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts,
       int maxFetchFailureRounds, LongSupplier clock, EventLog events) {
-    this.plan = plan;
+    this(slotsPerExecutor, maxAttempts, maxFetchFailureRounds, clock, events);
+    runPlan(plan);
+  }
+
+  /** A scheduler with no plan yet: {@link #runPlan} starts each plan of the job in turn. */
+  public JobScheduler(int slotsPerExecutor, int maxAttempts, int maxFetchFailureRounds,
+      LongSupplier clock, EventLog events) {
     this.maxFetchFailureRounds = maxFetchFailureRounds;
     this.slotsPerExecutor = slotsPerExecutor;
     this.maxAttempts = maxAttempts;
-    this.maxFetchFailures = Math.max(4,
-        maxAttempts * (plan.totalTasks() - plan.last().tasks()));
     this.clock = clock;
     this.events = events;
+  }
+
+  /**
+   * Starts {@code next}, the job's next plan: executors, their idle times and the cached blocks
+   * they hold carry over; its stages get ids after the previous plan's.
+   */
+  public void runPlan(JobPlan next) {
+    if (plan != null) {
+      stageBase += plan.stages().size();
+    }
+    for (Running r : running.values()) {
+      strays.put(r.task().taskId(), r.executorId());
+    }
+    running.clear();
+    plan = next;
+    stages.clear();
+    rerunStages.clear();
+    fetchFailures = 0;
+    fetchFailureRounds = 0;
+    failure = null;
+    maxFetchFailures = Math.max(4, maxAttempts * (plan.totalTasks() - plan.last().tasks()));
     for (JobPlan.Stage stage : plan.stages()) {
       stages.add(new StageProgress(stage));
     }
     submitReadyStages();
+  }
+
+  /** The id a stage of the current plan has in tasks, events and shuffle files. */
+  private int globalId(int localStageId) {
+    return stageBase + localStageId;
+  }
+
+  private StageProgress stageOf(TaskDescription task) {
+    return stages.get(task.stageId() - stageBase);
+  }
+
+  private static String blockKey(String dataset, int index) {
+    return dataset + "#" + index;
   }
 
   public void executorAdded(String executorId, String host, int shufflePort) {
@@ -135,8 +180,21 @@ public final class JobScheduler {
         events.record("taskEnd", "task", r.task().taskId(), "stage", r.task().stageId(),
             "kind", r.task().kind(), "index", r.task().index(), "attempt", r.task().attempt(),
             "executor", executorId, "result", "EXECUTOR_LOST");
-        stages.get(r.task().stageId()).requeue(r.task().index());
+        stageOf(r.task()).requeue(r.task().index());
       }
+    }
+    strays.values().removeIf(executorId::equals);
+    int lostBlocks = 0;
+    for (Iterator<String> it = cachedBlocks.values().iterator(); it.hasNext(); ) {
+      if (it.next().equals(executorId)) {
+        it.remove();
+        lostBlocks++;
+      }
+    }
+    if (lostBlocks > 0) {
+      LOG.info("Executor {} took {} cached blocks with it; they will be read again from their"
+          + " splits", executorId, lostBlocks);
+      events.record("cachedBlocksLost", "executor", executorId, "blocks", lostBlocks);
     }
     // Map outputs stay where they are: the node's tide_shuffle service serves them.
   }
@@ -171,7 +229,7 @@ public final class JobScheduler {
         if (e.pendingRemoval || e.exiting || e.busy >= slotsPerExecutor) {
           continue;
         }
-        Optional<TaskDescription> task = nextTaskFor(e.host);
+        Optional<TaskDescription> task = nextTaskFor(e);
         if (task.isPresent()) {
           e.busy++;
           running.put(task.get().taskId(), new Running(task.get(), e.id));
@@ -186,29 +244,61 @@ public final class JobScheduler {
     return assignments;
   }
 
-  /** A runnable stage's next task, earlier stages first; a map task local to {@code host} first. */
-  private Optional<TaskDescription> nextTaskFor(String host) {
+  /**
+   * A runnable stage's next task for executor {@code e}, earlier stages first: a task whose
+   * cached block {@code e} holds first, then a map task local to its host; a task whose block
+   * another usable executor holds waits for that one.
+   */
+  private Optional<TaskDescription> nextTaskFor(ExecutorSlots e) {
     StageProgress first = null;
+    Integer firstIndex = null;
     for (StageProgress stage : stages) {
       if (!isRunnable(stage) || stage.pending.isEmpty()) {
         continue;
       }
-      if (first == null) {
-        first = stage;
+      for (Integer index : stage.pending) {
+        String holder = holderOf(stage, index);
+        if (e.id.equals(holder)) {
+          stage.pending.remove(index);
+          return Optional.of(newTask(stage, index));
+        }
       }
-      if (stage.stage.isInput()) {
-        for (Integer index : stage.pending) {
-          if (stage.stage.splits().get(index).preferredHosts().contains(host)) {
-            stage.pending.remove(index);
-            return Optional.of(newTask(stage, index));
-          }
+    }
+    for (StageProgress stage : stages) {
+      if (!isRunnable(stage) || stage.pending.isEmpty()) {
+        continue;
+      }
+      for (Integer index : stage.pending) {
+        if (holderOf(stage, index) != null) {
+          continue; // waits for the executor that holds its block
+        }
+        if (first == null) {
+          first = stage;
+          firstIndex = index;
+        }
+        if (stage.stage.isInput()
+            && stage.stage.splits().get(index).preferredHosts().contains(e.host)) {
+          stage.pending.remove(index);
+          return Optional.of(newTask(stage, index));
         }
       }
     }
     if (first == null) {
       return Optional.empty();
     }
-    return Optional.of(newTask(first, first.pending.pollFirst()));
+    first.pending.remove(firstIndex);
+    return Optional.of(newTask(first, firstIndex));
+  }
+
+  /** The usable executor that holds this task's cached block, or null. */
+  private String holderOf(StageProgress stage, int index) {
+    JobPlan.Dataset data = stage.stage.dataset();
+    if (data == null || !data.cached()) {
+      return null;
+    }
+    String holder = cachedBlocks.get(blockKey(data.name(), index));
+    ExecutorSlots e = holder == null ? null : executors.get(holder);
+    return e == null || e.pendingRemoval || e.exiting ? null : holder;
   }
 
   private TaskDescription newTask(StageProgress progress, int index) {
@@ -216,18 +306,23 @@ public final class JobScheduler {
     boolean last = stage.consumer() < 0;
     if (stage.isInput()) {
       InputSplit split = stage.splits().get(index);
-      return new TaskDescription(nextTaskId++, Kind.MAP, stage.id(), index,
+      return new TaskDescription(nextTaskId++, Kind.MAP, globalId(stage.id()), index,
           progress.attempts[index]++, stage.taskClass(), split.payload(),
           split.preferredHosts(), List.of(), plan.outputPartitions(stage.id()),
-          last ? plan.outputPath() : "");
+          plan.outputPartitioning(stage.id()), last ? plan.outputPath() : "",
+          stage.dataset() == null ? null : new TaskDescription.DatasetBlock(
+              stage.dataset().name(), stage.dataset().mapperClass(), stage.dataset().cached()),
+          stage.spec());
     }
     List<TaskDescription.ShuffleInput> inputs = new ArrayList<>();
     for (int parent : stage.parents()) {
-      inputs.add(new TaskDescription.ShuffleInput(parent, stages.get(parent).outputs()));
+      inputs.add(new TaskDescription.ShuffleInput(globalId(parent),
+          stages.get(parent).outputs()));
     }
-    return new TaskDescription(nextTaskId++, Kind.REDUCE, stage.id(), index,
+    return new TaskDescription(nextTaskId++, Kind.REDUCE, globalId(stage.id()), index,
         progress.attempts[index]++, stage.taskClass(), new byte[0], List.of(), inputs,
-        plan.outputPartitions(stage.id()), last ? plan.outputPath() : "");
+        plan.outputPartitions(stage.id()), plan.outputPartitioning(stage.id()),
+        last ? plan.outputPath() : "", null, stage.spec());
   }
 
   /** Queued once its parents' outputs all existed, and they all exist now. */
@@ -266,7 +361,7 @@ public final class JobScheduler {
 
   private boolean hasRunning(int stageId) {
     for (Running r : running.values()) {
-      if (r.task().stageId() == stageId) {
+      if (r.task().stageId() == globalId(stageId)) {
         return true;
       }
     }
@@ -275,7 +370,7 @@ public final class JobScheduler {
 
   private boolean isRunning(int stageId, int index) {
     for (Running r : running.values()) {
-      if (r.task().stageId() == stageId && r.task().index() == index) {
+      if (r.task().stageId() == globalId(stageId) && r.task().index() == index) {
         return true;
       }
     }
@@ -286,7 +381,12 @@ public final class JobScheduler {
   public void taskEnded(TaskOutcome outcome) {
     Running r = running.remove(outcome.taskId());
     if (r == null) {
-      return; // a late report from an attempt already requeued
+      String stray = strays.remove(outcome.taskId());
+      ExecutorSlots e = stray == null ? null : executors.get(stray);
+      if (e != null) {
+        e.busy--; // an attempt of an earlier plan, no longer needed
+      }
+      return; // else a late report from an attempt already requeued
     }
     TaskDescription task = r.task();
     ExecutorSlots e = executors.get(r.executorId());
@@ -308,15 +408,43 @@ public final class JobScheduler {
       e.exiting = true; // it exits after this report; a new executor replaces it
     }
     switch (outcome.state()) {
-      case SUCCEEDED -> succeeded(task, e);
+      case SUCCEEDED -> {
+        noteCachedBlock(task, r.executorId(), outcome);
+        succeeded(task, e);
+      }
       case FAILED -> failed(task, r.executorId(), outcome.message());
       case FETCH_FAILED -> fetchFailed(task, outcome);
       default -> throw new IllegalStateException("unknown outcome " + outcome.state());
     }
   }
 
+  /** Whether the executor now holds the block the task read ({@code cachedBlock} metric). */
+  private void noteCachedBlock(TaskDescription task, String executorId, TaskOutcome outcome) {
+    if (task.dataset() == null || !task.dataset().cache()) {
+      return;
+    }
+    String key = blockKey(task.dataset().name(), task.index());
+    boolean holds = outcome.metrics().getOrDefault(TaskOutcome.CACHED_BLOCK, 0L) > 0;
+    ExecutorSlots e = executors.get(executorId);
+    if (holds && e != null) {
+      String before = cachedBlocks.put(key, executorId);
+      if (!executorId.equals(before)) {
+        e.cachedBlocks++;
+        ExecutorSlots old = before == null ? null : executors.get(before);
+        if (old != null) {
+          old.cachedBlocks--;
+        }
+      }
+    } else if (!holds && executorId.equals(cachedBlocks.get(key))) {
+      cachedBlocks.remove(key);
+      if (e != null) {
+        e.cachedBlocks--;
+      }
+    }
+  }
+
   private void succeeded(TaskDescription task, ExecutorSlots e) {
-    StageProgress stage = stages.get(task.stageId());
+    StageProgress stage = stageOf(task);
     if (stage.stage.consumer() >= 0 && e == null) {
       // The executor vanished before its report was read; rerun to learn a location.
       stage.requeue(task.index());
@@ -334,7 +462,8 @@ public final class JobScheduler {
     rerunStages.remove(stage.stage.id());
     if (!stage.completedOnce) {
       stage.completedOnce = true;
-      events.record("stageCompleted", "stage", stage.stage.id(), "name", stage.stage.name());
+      events.record("stageCompleted", "stage", globalId(stage.stage.id()), "name",
+          stage.stage.name());
       LOG.info("Stage {} completed ({} tasks)", stage.label(), stage.stage.tasks());
     }
     submitReadyStages();
@@ -345,8 +474,10 @@ public final class JobScheduler {
     for (StageProgress stage : stages) {
       if (!stage.submitted && isParentsComplete(stage)) {
         stage.submit();
-        events.record("stageSubmitted", "stage", stage.stage.id(), "name", stage.stage.name(),
-            "tasks", stage.stage.tasks(), "parents", stage.stage.parents().toString());
+        List<Integer> parents = new ArrayList<>();
+        stage.stage.parents().forEach(p -> parents.add(globalId(p)));
+        events.record("stageSubmitted", "stage", globalId(stage.stage.id()), "name",
+            stage.stage.name(), "tasks", stage.stage.tasks(), "parents", parents.toString());
       }
     }
   }
@@ -361,7 +492,7 @@ public final class JobScheduler {
   }
 
   private void failed(TaskDescription task, String executorId, String message) {
-    StageProgress stage = stages.get(task.stageId());
+    StageProgress stage = stageOf(task);
     int failures = ++stage.failures[task.index()];
     LOG.warn("Task {} failed on executor {} ({} of {} attempts): {}", task.describe(),
         executorId, failures, maxAttempts, message);
@@ -376,8 +507,8 @@ public final class JobScheduler {
 
   private void fetchFailed(TaskDescription task, TaskOutcome outcome) {
     fetchFailures++;
-    StageProgress reader = stages.get(task.stageId());
-    int shuffle = outcome.lostShuffleId();
+    StageProgress reader = stageOf(task);
+    int shuffle = outcome.lostShuffleId() - stageBase;
     if (!reader.stage.parents().contains(shuffle)) {
       failure = "task " + task.describe() + " reported a fetch failure of shuffle " + shuffle
           + ", which its stage does not read: " + outcome.message();
@@ -422,8 +553,10 @@ public final class JobScheduler {
       for (int index : e.getValue()) {
         if (stage.loseOutput(index)) {
           rerunStages.add(stage.stage.id());
-          events.record("mapOutputLost", "stage", stage.stage.id(), "map", index, "host",
-              outcome.fetchHost());
+          events.record("mapOutputLost", "stage", globalId(stage.stage.id()), "map", index, "host",
+              outcome.fetchHost(), "reader", task.describe(), "cause",
+              outcome.message().length() > 500 ? outcome.message().substring(0, 500) + "..."
+                  : outcome.message());
         }
       }
     }
@@ -505,7 +638,7 @@ public final class JobScheduler {
     List<IdleExecutor> idle = new ArrayList<>();
     for (ExecutorSlots e : executors.values()) {
       if (e.busy == 0 && !e.pendingRemoval && !e.exiting) {
-        idle.add(new IdleExecutor(e.id, e.idleSinceMillis));
+        idle.add(new IdleExecutor(e.id, e.idleSinceMillis, e.cachedBlocks > 0));
       }
     }
     return idle;

@@ -1,5 +1,6 @@
 package dev.tide.driver.scheduler;
 
+import dev.tide.driver.job.JobPlan;
 import java.util.List;
 
 /**
@@ -11,10 +12,14 @@ import java.util.List;
  * @param taskId unique per attempt within the application
  * @param index the task's index in its stage: the split, or the partition it reduces
  * @param outputPartitions partitions of the shuffle this task writes; 0 for the last stage
+ * @param outputPartitioning how the records it writes are spread over those partitions
+ * @param dataset for a map task over a {@link JobPlan.Dataset}: which block it reads; else null
+ * @param spec the bytes the plan gave the task's stage ({@code JobContext.spec()})
  */
 public record TaskDescription(long taskId, Kind kind, int stageId, int index, int attempt,
     String taskClass, byte[] splitPayload, List<String> preferredHosts,
-    List<ShuffleInput> inputs, int outputPartitions, String outputPath) {
+    List<ShuffleInput> inputs, int outputPartitions, JobPlan.Partitioning outputPartitioning,
+    String outputPath, DatasetBlock dataset, byte[] spec) {
 
   /** Whether a task reads a split (MAP) or shuffled records (REDUCE). */
   public enum Kind { MAP, REDUCE }
@@ -26,10 +31,23 @@ public record TaskDescription(long taskId, Kind kind, int stageId, int index, in
     }
   }
 
+  /**
+   * The block of a dataset a map task reads: split {@code index} of dataset {@code name}, whose
+   * records {@code mapperClass} makes from the split; kept in the executor's memory if
+   * {@code cache}.
+   */
+  public record DatasetBlock(String name, String mapperClass, boolean cache) {}
+
   public TaskDescription {
+    spec = spec.clone();
     splitPayload = splitPayload.clone();
     preferredHosts = List.copyOf(preferredHosts);
     inputs = List.copyOf(inputs);
+  }
+
+  @Override
+  public byte[] spec() {
+    return spec.clone();
   }
 
   @Override

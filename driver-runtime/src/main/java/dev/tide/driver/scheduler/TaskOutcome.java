@@ -23,6 +23,12 @@ public record TaskOutcome(long taskId, State state, String message, String fetch
    */
   public static final String EXECUTOR_OUT_OF_MEMORY = "executorOutOfMemory";
 
+  /**
+   * Metric of a succeeded map task over a cached dataset: 1 when its executor now holds the
+   * block in memory, 0 when it did not fit ({@code tide.cache.memory}).
+   */
+  public static final String CACHED_BLOCK = "cachedBlock";
+
   public TaskOutcome {
     lostMapIds = List.copyOf(lostMapIds);
     metrics = Map.copyOf(metrics);

@@ -1,7 +1,7 @@
 package dev.tide.executor.sort;
 
 import dev.tide.driver.job.Combiner;
-import dev.tide.driver.job.RecordCodec;
+import dev.tide.driver.job.Partitioner;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -29,6 +29,8 @@ public final class MapOutputWriter implements AutoCloseable {
   private static final int WRITE_BUFFER_BYTES = 64 << 10;
 
   private final int partitions;
+  private int[] finishedChecksums;
+  private final Partitioner partitioner;
   private final SortBuffer buffer;
   private final Combiner combiner;
   private final Path spillDir;
@@ -44,7 +46,14 @@ public final class MapOutputWriter implements AutoCloseable {
    * @param spillDir where spill files go (created when the first is written)
    */
   public MapOutputWriter(int partitions, long bufferBytes, Combiner combiner, Path spillDir) {
+    this(partitions, new Partitioner.Hash(), bufferBytes, combiner, spillDir);
+  }
+
+  /** @param partitioner spreads records over the partitions */
+  public MapOutputWriter(int partitions, Partitioner partitioner, long bufferBytes,
+      Combiner combiner, Path spillDir) {
     this.partitions = partitions;
+    this.partitioner = partitioner;
     this.buffer = new SortBuffer(bufferBytes);
     this.combiner = combiner;
     this.spillDir = spillDir;
@@ -52,7 +61,11 @@ public final class MapOutputWriter implements AutoCloseable {
 
   public void emit(byte[] key, byte[] value) throws IOException {
     records++;
-    int p = RecordCodec.partition(key, partitions);
+    int p = partitioner.partition(key, partitions);
+    if (p < 0 || p >= partitions) {
+      throw new IllegalStateException("partitioner " + partitioner.getClass().getName()
+          + " put a key in partition " + p + " of " + partitions);
+    }
     if (!buffer.fits(key.length, value.length)) {
       if (!buffer.isEmpty()) {
         spills.add(writeBuffer(nextSpillFile()));
@@ -101,7 +114,16 @@ public final class MapOutputWriter implements AutoCloseable {
     for (int p = 0; p < partitions; p++) {
       lengths[p] = out.offsets()[p + 1] - out.offsets()[p];
     }
+    finishedChecksums = out.checksums().clone();
     return lengths;
+  }
+
+  /** The CRC32C of each partition's segment of the output {@link #finish} wrote. */
+  public int[] checksums() {
+    if (finishedChecksums == null) {
+      throw new IllegalStateException("the map output is not finished");
+    }
+    return finishedChecksums.clone();
   }
 
   /** Records emitted. */

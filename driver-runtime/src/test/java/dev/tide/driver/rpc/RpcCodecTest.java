@@ -35,7 +35,8 @@ class RpcCodecTest {
             new TaskDescription.ShuffleInput(0, List.of(new MapLocation(0, "h1", 7447),
                 new MapLocation(5, "h2", 7448))),
             new TaskDescription.ShuffleInput(1, List.of(new MapLocation(1, "h3", 7449)))),
-        4, "hdfs:///o");
+        4, dev.tide.driver.job.JobPlan.Partitioning.range(List.of(new byte[] {5})), "hdfs:///o",
+        new TaskDescription.DatasetBlock("points", "a.Parse", true), new byte[] {4, 2});
     assertEquals(new RpcMessage.RegisterExecutor("12", "node-1", 4, 412),
         roundTrip(new RpcMessage.RegisterExecutor("12", "node-1", 4, 412)));
     assertArrayEquals(new byte[] {9, 8, 7},
@@ -47,6 +48,11 @@ class RpcCodecTest {
         ((RpcMessage.LaunchTask) roundTrip(new RpcMessage.LaunchTask(reduce))).task();
     assertEquals(reduce.inputs(), decoded.inputs());
     assertEquals(4, decoded.outputPartitions());
+    assertEquals(reduce.dataset(), decoded.dataset());
+    assertArrayEquals(reduce.spec(), decoded.spec());
+    assertEquals(reduce.outputPartitioning().partitionerClass(),
+        decoded.outputPartitioning().partitionerClass());
+    assertArrayEquals(reduce.outputPartitioning().spec(), decoded.outputPartitioning().spec());
     assertEquals(reduce.preferredHosts(), decoded.preferredHosts());
     assertArrayEquals(reduce.splitPayload(), decoded.splitPayload());
     assertEquals(reduce.describe(), decoded.describe());

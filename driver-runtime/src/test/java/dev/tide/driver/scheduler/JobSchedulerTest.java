@@ -344,4 +344,88 @@ class JobSchedulerTest {
     assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
         () -> d.output(end, "")).getMessage().contains("stage 'orphan' of job bad feeds no"));
   }
+
+  /** Stands for a record mapper over a dataset. */
+  static final class RM implements dev.tide.driver.job.RecordMapper {
+    @Override
+    public void map(dev.tide.driver.job.Record record, dev.tide.driver.job.Mapper.MapOutput out) {}
+  }
+
+  private static JobPlan overDataset(JobPlan.Dataset data, String name) {
+    JobPlan.Builder b = JobPlan.builder(name);
+    JobPlan.Stage read = b.input("read", data, RM.class, new byte[] {1});
+    return b.output(b.shuffle("sum", 1, R.class, read), "");
+  }
+
+  private static void succeedCaching(JobScheduler s, Assignment a, boolean cached) {
+    s.taskEnded(TaskOutcome.succeeded(a.task().taskId(),
+        Map.of(TaskOutcome.CACHED_BLOCK, cached ? 1L : 0L)));
+  }
+
+  @Test
+  void laterPlansRunCachedBlocksWhereTheyAreAndLostBlocksAnywhere() {
+    JobPlan.Dataset points = JobPlan.Dataset.of("points", splits(4), M.class).cache();
+    JobScheduler s = new JobScheduler(1, 2, 4, () -> now, EventLog.disabled());
+    s.executorAdded("a", "hostA", 1);
+    s.executorAdded("b", "hostB", 2);
+    s.runPlan(overDataset(points, "round 1"));
+    Map<Integer, String> holder = new java.util.HashMap<>();
+    for (List<Assignment> round = s.assignTasks(); !round.isEmpty(); round = s.assignTasks()) {
+      for (Assignment a : round) {
+        if (a.task().kind() == TaskDescription.Kind.MAP) {
+          assertEquals(new TaskDescription.DatasetBlock("points", M.class.getName(), true),
+              a.task().dataset());
+          holder.put(a.task().index(), a.executorId());
+          succeedCaching(s, a, true);
+        } else {
+          succeed(s, a);
+        }
+      }
+    }
+    assertTrue(s.isDone());
+    assertEquals(4, holder.size());
+    now = 50_000;
+    assertTrue(s.idleExecutors().stream().allMatch(JobScheduler.IdleExecutor::hasCachedBlocks),
+        "both hold blocks: the policy keeps them for cachedExecutorIdleTimeout");
+
+    s.runPlan(overDataset(points, "round 2"));
+    List<Assignment> first = s.assignTasks();
+    assertEquals(2, first.size());
+    assertEquals(2, first.get(0).task().stageId(), "stage ids go on from the previous plan");
+    for (Assignment a : first) {
+      assertEquals(holder.get(a.task().index()), a.executorId(), "block runs where it is cached");
+      succeedCaching(s, a, true);
+    }
+    s.executorLost("b", "killed");
+    List<Integer> ranOnA = new java.util.ArrayList<>();
+    for (List<Assignment> round = s.assignTasks(); !round.isEmpty(); round = s.assignTasks()) {
+      for (Assignment a : round) {
+        assertEquals("a", a.executorId());
+        if (a.task().kind() == TaskDescription.Kind.MAP) {
+          ranOnA.add(a.task().index());
+          succeedCaching(s, a, true);
+        } else {
+          assertEquals(List.of(2), a.task().inputs().stream()
+              .map(TaskDescription.ShuffleInput::shuffleId).toList());
+          succeed(s, a);
+        }
+      }
+    }
+    assertTrue(s.isDone());
+    assertEquals(2, ranOnA.size(), "a ran its own blocks and, once b was gone, b's too");
+  }
+
+  @Test
+  void aBlockThatDidNotFitIsNotTiedToItsExecutor() {
+    JobPlan.Dataset points = JobPlan.Dataset.of("points", splits(1), M.class).cache();
+    JobScheduler s = new JobScheduler(1, 2, 4, () -> now, EventLog.disabled());
+    s.executorAdded("a", "hostA", 1);
+    s.runPlan(overDataset(points, "round 1"));
+    succeedCaching(s, s.assignTasks().get(0), false);
+    succeed(s, s.assignTasks().get(0));
+    assertFalse(s.idleExecutors().get(0).hasCachedBlocks());
+    s.runPlan(overDataset(points, "round 2"));
+    s.executorAdded("b", "hostB", 2);
+    assertEquals(1, s.assignTasks().size(), "any executor may read it again");
+  }
 }

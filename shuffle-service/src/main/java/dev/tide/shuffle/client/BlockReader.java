@@ -16,6 +16,15 @@ public interface BlockReader {
   default void start(long[] blockLengths) {}
 
   /**
+   * The reply has begun: the length of every block, in the order asked, and the CRC32C each
+   * block had when its map task wrote it ({@code -1}: none), for the reader to verify the bytes
+   * as they stream by. The default calls {@link #start(long[])}.
+   */
+  default void start(long[] blockLengths, long[] blockChecksums) {
+    start(blockLengths);
+  }
+
+  /**
    * The next bytes of block {@code index}. {@code data} is a read-only view of the client's
    * network buffer, valid only during this call: copy what must be kept.
    */

@@ -91,7 +91,8 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       receiving = pending.remove(start.header().requestId());
       if (receiving != null) {
         try {
-          receiving.sink().start(start.header().blockLengths());
+          receiving.sink().start(start.header().blockLengths(),
+              start.header().blockChecksums());
         } catch (RuntimeException e) {
           receiving.fail(new FetchFailure(Reason.PROTOCOL, "starting to read the reply failed: "
               + e, List.of(), e));
@@ -114,7 +115,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
         // Only before the stream decoder took over (it streams replies as pieces).
         Pending<?> p = pending.remove(reply.requestId());
         if (p != null) {
-          p.sink().start(reply.blockLengths());
+          p.sink().start(reply.blockLengths(), reply.blockChecksums());
           for (int i = 0; i < reply.blockCount(); i++) {
             int len = (int) reply.blockLength(i);
             if (len > 0) {
@@ -158,6 +159,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       case BAD_REQUEST -> Reason.PROTOCOL;
       case BUSY -> Reason.BUSY;
       case INTERNAL -> Reason.SERVER_ERROR;
+      case CORRUPT -> Reason.CORRUPT;
     };
   }
 

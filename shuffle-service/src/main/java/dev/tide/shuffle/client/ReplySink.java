@@ -10,7 +10,8 @@ import java.util.List;
  * in order, then {@link #finish}.
  */
 interface ReplySink<T> {
-  void start(long[] blockLengths);
+  /** @param blockChecksums CRC32C of each block as written, or -1 where there is none */
+  void start(long[] blockLengths, long[] blockChecksums);
 
   /** The next bytes of block {@code block}; {@code piece} is valid only during the call. */
   void data(int block, ByteBuf piece);
@@ -29,7 +30,7 @@ interface ReplySink<T> {
     private boolean started;
 
     @Override
-    public void start(long[] blockLengths) {
+    public void start(long[] blockLengths, long[] blockChecksums) {
       started = true;
       blocks = new byte[blockLengths.length][];
       for (int i = 0; i < blocks.length; i++) {
@@ -73,9 +74,9 @@ interface ReplySink<T> {
     }
 
     @Override
-    public void start(long[] blockLengths) {
+    public void start(long[] blockLengths, long[] blockChecksums) {
       started = true;
-      reader.start(blockLengths.clone());
+      reader.start(blockLengths.clone(), blockChecksums.clone());
     }
 
     @Override

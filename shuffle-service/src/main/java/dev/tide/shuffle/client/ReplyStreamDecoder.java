@@ -49,6 +49,7 @@ final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
   private int needed;
   private long requestId;
   private long[] blockLengths;
+  private long[] blockChecksums;
   private int block;
   private long blockLeft;
 
@@ -134,13 +135,14 @@ final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
     if (blockLengths == null) {
       requestId = gathered.getLong(0);
       int count = gathered.getInt(8);
-      long headerBytes = 1L + REPLY_FIXED_BYTES + 8L * count;
+      long headerBytes = 1L + REPLY_FIXED_BYTES + 16L * count;
       if (count < 0 || headerBytes > frameLength) {
         fail(ctx, new MalformedFrameException("reply " + requestId + ": block count " + count
             + " does not fit its frame of " + frameLength + " bytes"));
         return;
       }
       blockLengths = new long[count];
+      blockChecksums = new long[count];
       needed = (int) headerBytes - 1;
       if (!gather(in)) {
         return;
@@ -150,6 +152,12 @@ final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
     long dataBytes = 0;
     for (int i = 0; i < blockLengths.length; i++) {
       blockLengths[i] = gathered.readLong();
+      blockChecksums[i] = gathered.readLong();
+      if (blockChecksums[i] < FetchReply.NO_CHECKSUM || blockChecksums[i] > 0xffffffffL) {
+        fail(ctx, new MalformedFrameException("reply " + requestId + ": block " + i
+            + " has the checksum " + blockChecksums[i] + ", neither a CRC32C nor -1"));
+        return;
+      }
       if (blockLengths[i] < 0) {
         fail(ctx, new MalformedFrameException("reply " + requestId + ": block " + i
             + " has the negative length " + blockLengths[i]));
@@ -166,7 +174,8 @@ final class ReplyStreamDecoder extends ChannelInboundHandlerAdapter {
     block = 0;
     blockLeft = blockLengths.length == 0 ? 0 : blockLengths[0];
     phase = Phase.REPLY_DATA;
-    ctx.fireChannelRead(new ReplyStart(new FetchReply(requestId, blockLengths)));
+    ctx.fireChannelRead(new ReplyStart(new FetchReply(requestId, blockLengths,
+        blockChecksums)));
     finishReplyIfDone(ctx);
   }
 

@@ -267,7 +267,8 @@ public final class ShuffleClient implements AutoCloseable {
       FetchRequest request = new FetchRequest(nextRequestId.getAndIncrement(), appId, blocks);
       return await(handler.send(request, sink));
     } catch (FetchFailure f) {
-      List<BlockId> named = f.reason() == Reason.NOT_FOUND && !f.blocks().isEmpty()
+      List<BlockId> named = (f.reason() == Reason.NOT_FOUND || f.reason() == Reason.CORRUPT)
+          && !f.blocks().isEmpty()
           ? f.blocks() : blocks;
       // A BUSY failure keeps itself as the cause, so the retry loop can read the retry-after.
       Throwable cause = f.reason() == Reason.BUSY && f.getCause() == null ? f : f.getCause();

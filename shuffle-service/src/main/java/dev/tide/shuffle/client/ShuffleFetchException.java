@@ -6,8 +6,11 @@ import java.util.List;
 
 /** A fetch from one shuffle service that failed; names the server, the blocks and why. */
 public class ShuffleFetchException extends IOException {
-  /** Why a fetch failed; NOT_FOUND means the map output is gone and must be recomputed. */
-  public enum Reason { CONNECT, AUTH, NOT_FOUND, BUSY, PROTOCOL, TIMEOUT, SERVER_ERROR }
+  /**
+   * Why a fetch failed. NOT_FOUND: the map output is gone and must be recomputed; CORRUPT: the
+   * service found it damaged on its disk (index or data file fails validation), likewise.
+   */
+  public enum Reason { CONNECT, AUTH, NOT_FOUND, BUSY, PROTOCOL, TIMEOUT, SERVER_ERROR, CORRUPT }
 
   private final String host;
   private final int port;

@@ -5,14 +5,21 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What to send for one fetch request: the length of each requested block and the parts that
+ * What to send for one fetch request: the length and checksum (-1: none) of each requested
+ * block and the parts that
  * hold their bytes back to back (adjacent ranges of one map output already coalesced): byte
  * ranges of open data files, sent zero-copy, and short ranges already read into memory
  * ({@link ShortRangeCopier}). Holds one reference to a shared open data file per file range,
  * and the copied buffers, until they are handed to Netty or {@link #closeAll released}.
  * Confined to one thread at a time (built on a disk thread, sent on the event loop).
  */
-record FetchPlan(long[] blockLengths, List<Part> parts) {
+record FetchPlan(long[] blockLengths, long[] blockChecksums, List<Part> parts) {
+  /** A plan whose blocks carry no checksums. */
+  FetchPlan(long[] blockLengths, List<Part> parts) {
+    this(blockLengths, dev.tide.shuffle.protocol.FetchReply.noChecksums(blockLengths.length),
+        parts);
+  }
+
   /** Bytes of the reply's data, in order. */
   sealed interface Part permits FileRange, Copied {
     long count();

@@ -291,7 +291,8 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   /** Runs on the event loop; takes ownership of the plan's files. */
   private void send(ChannelHandlerContext ctx, FetchRequest request, FetchPlan plan,
       long receivedNanos) {
-    FetchReply header = new FetchReply(request.requestId(), plan.blockLengths());
+    FetchReply header = new FetchReply(request.requestId(), plan.blockLengths(),
+        plan.blockChecksums());
     long bytes = header.encodedLength() + plan.dataLength();
     if (!ctx.channel().isActive()) {
       plan.closeAll();

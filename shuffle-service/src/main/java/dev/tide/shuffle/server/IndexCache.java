@@ -1,5 +1,6 @@
 package dev.tide.shuffle.server;
 
+import dev.tide.shuffle.MapOutputIndex;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -22,19 +23,19 @@ final class IndexCache {
    * same index file is in place its data file is the one checked here, so the data file is not
    * looked up again.
    */
-  record Entry(Object fileKey, long size, long modifiedMillis, long[] offsets, Path dataFile,
-      Object dataFileKey, DirStamp dirStamp) {
+  record Entry(Object fileKey, long size, long modifiedMillis, MapOutputIndex index,
+      Path dataFile, Object dataFileKey, DirStamp dirStamp) {
     /**
      * The same entry, known to be current while its shuffle directory still has {@code stamp}
      * (null: not known, check the index file itself).
      */
     Entry withDirStamp(DirStamp stamp) {
-      return new Entry(fileKey, size, modifiedMillis, offsets, dataFile, dataFileKey, stamp);
+      return new Entry(fileKey, size, modifiedMillis, index, dataFile, dataFileKey, stamp);
     }
 
-    /** Bytes charged to the cache: the offsets plus a fixed allowance for the entry's objects. */
+    /** Bytes charged to the cache: offsets, checksums and an allowance for the objects. */
     long weight() {
-      return ENTRY_OVERHEAD_BYTES + 8L * offsets.length;
+      return ENTRY_OVERHEAD_BYTES + 12L * (index.partitions() + 1);
     }
 
     boolean sameFile(Object otherKey, long otherSize, long otherModified) {

@@ -1,8 +1,11 @@
 package dev.tide.shuffle.server;
 
 import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.MapOutputIndex;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.protocol.ErrorCode;
+import dev.tide.shuffle.protocol.FetchReply;
+import dev.tide.shuffle.transport.LogSafe;
 import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
 import dev.tide.shuffle.server.IndexCache.DirStamp;
 import java.io.IOException;
@@ -20,11 +23,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a fetch request into a {@link FetchPlan}: finds each map output by probing every
@@ -40,8 +46,10 @@ import java.util.function.LongSupplier;
  * Blocking disk work: called on the server's disk threads only. Thread-safe.
  */
 final class MapOutputResolver {
-  /** Index files above this size (about 16 million partitions) are treated as corrupt. */
-  private static final long MAX_INDEX_BYTES = 8L * ((1 << 24) + 1);
+  private static final Logger LOG = LoggerFactory.getLogger(MapOutputResolver.class);
+  /** Index files above this size are treated as corrupt. */
+  private static final long MAX_INDEX_BYTES = MapOutputIndex.fileLength(
+      MapOutputIndex.MAX_PARTITIONS, true);
 
   /**
    * How long a shuffle dir must have been left alone before its modification time stands for
@@ -57,6 +65,8 @@ final class MapOutputResolver {
   private final LongSupplier wallClockMillis;
   private final Map<String, List<Path>> appDirs = new ConcurrentHashMap<>();
   private final LongAdder indexLookups = new LongAdder();
+  private static final int MAX_CORRUPT_LOGGED = 10_000;
+  private final Set<Path> corruptLogged = ConcurrentHashMap.newKeySet();
 
   /** @param wallClockMillis the time file systems stamp files with, in epoch milliseconds */
   MapOutputResolver(List<Path> localDirs, IndexCache indexCache, long maxReplyBytes,
@@ -70,10 +80,22 @@ final class MapOutputResolver {
 
   private record MapKey(int shuffleId, int mapId) {}
 
-  /** A located map output (data file and its file key), or why it could not be used. */
-  private record MapOutput(Path dataFile, Object dataKey, long[] offsets, String problem) {
+  /**
+   * A located map output (data file and its file key), or why it could not be used: missing, or
+   * corrupt (its index or data file fails validation: the disk damaged it).
+   */
+  private record MapOutput(Path dataFile, Object dataKey, MapOutputIndex index, String problem,
+      boolean corrupt) {
     static MapOutput missing(String problem) {
-      return new MapOutput(null, null, null, problem);
+      return new MapOutput(null, null, null, problem, false);
+    }
+
+    static MapOutput corrupt(String problem) {
+      return new MapOutput(null, null, null, problem, true);
+    }
+
+    long offset(int partition) {
+      return index.offset(partition);
     }
   }
 
@@ -86,37 +108,43 @@ final class MapOutputResolver {
     refuseMissing(app, blocks, outputs);
 
     long[] lengths = new long[blocks.size()];
+    long[] checksums = new long[blocks.size()];
     long total = 0;
     for (int i = 0; i < blocks.size(); i++) {
       BlockId b = blocks.get(i);
-      long[] offsets = outputs.get(new MapKey(b.shuffleId(), b.mapId())).offsets();
-      int partitions = offsets.length - 1;
+      MapOutputIndex index = outputs.get(new MapKey(b.shuffleId(), b.mapId())).index();
+      int partitions = index.partitions();
       if (b.reduceEnd() > partitions) {
         throw new FetchRefusedException(ErrorCode.BAD_REQUEST, "block " + describe(b)
             + " of application " + app.appId() + " asks for reduce partitions up to "
             + b.reduceEnd() + " but the map output has " + partitions, List.of(b));
       }
-      lengths[i] = offsets[b.reduceEnd()] - offsets[b.reduceStart()];
+      lengths[i] = index.offset(b.reduceEnd()) - index.offset(b.reduceStart());
+      // A checksum covers one partition's segment; a block of several has none.
+      checksums[i] = index.hasChecksums() && b.reduceEnd() == b.reduceStart() + 1
+          ? Integer.toUnsignedLong(index.checksum(b.reduceStart())) : FetchReply.NO_CHECKSUM;
       total += lengths[i];
     }
-    long headerBytes = 1L + 8 + 4 + 8L * blocks.size();
+    long headerBytes = 1L + 8 + 4 + 16L * blocks.size();
     if (total + headerBytes > maxReplyBytes) {
       throw new FetchRefusedException(ErrorCode.BAD_REQUEST, "reply of " + (total + headerBytes)
           + " bytes for " + blocks.size() + " blocks of application " + app.appId()
           + " exceeds the limit of " + maxReplyBytes + "; fetch fewer blocks per request",
           List.of());
     }
-    return new FetchPlan(lengths, openRegions(app, blocks, outputs));
+    return new FetchPlan(lengths, checksums, openRegions(app, blocks, outputs));
   }
 
   private void refuseMissing(RegisteredApp app, List<BlockId> blocks,
       Map<MapKey, MapOutput> outputs) throws FetchRefusedException {
     List<BlockId> missing = new ArrayList<>();
     StringJoiner why = new StringJoiner("; ");
+    boolean anyCorrupt = false;
     for (Map.Entry<MapKey, MapOutput> e : outputs.entrySet()) {
       if (e.getValue().problem() != null) {
         why.add("shuffle " + e.getKey().shuffleId() + " map " + e.getKey().mapId() + ": "
             + e.getValue().problem());
+        anyCorrupt |= e.getValue().corrupt();
       }
     }
     for (BlockId b : blocks) {
@@ -125,8 +153,10 @@ final class MapOutputResolver {
       }
     }
     if (!missing.isEmpty()) {
-      throw new FetchRefusedException(ErrorCode.NOT_FOUND, "map output of application "
-          + app.appId() + " not available: " + why, missing);
+      // CORRUPT when any is corrupt: the client treats both as lost map outputs, and the
+      // diagnosis (the disk) matters more than that others were merely missing.
+      throw new FetchRefusedException(anyCorrupt ? ErrorCode.CORRUPT : ErrorCode.NOT_FOUND,
+          "map output of application " + app.appId() + " not available: " + why, missing);
     }
   }
 
@@ -138,12 +168,12 @@ final class MapOutputResolver {
       while (i < blocks.size()) {
         BlockId first = blocks.get(i);
         MapOutput out = outputs.get(new MapKey(first.shuffleId(), first.mapId()));
-        long start = out.offsets()[first.reduceStart()];
-        long end = out.offsets()[first.reduceEnd()];
+        long start = out.offset(first.reduceStart());
+        long end = out.offset(first.reduceEnd());
         int j = i + 1;
         while (j < blocks.size() && sameMap(first, blocks.get(j))
-            && out.offsets()[blocks.get(j).reduceStart()] == end) {
-          end = out.offsets()[blocks.get(j).reduceEnd()];
+            && out.offset(blocks.get(j).reduceStart()) == end) {
+          end = out.offset(blocks.get(j).reduceEnd());
           j++;
         }
         if (end > start) {
@@ -212,11 +242,17 @@ final class MapOutputResolver {
           return current(cached, cacheKey);
         }
         Path data = ShuffleLayout.dataFile(appDir, key.shuffleId(), key.mapId());
-        long[] offsets = readIndex(index, attrs.size());
+        MapOutputIndex parsed;
+        try {
+          parsed = readIndex(index, attrs.size());
+        } catch (CorruptIndexException e) {
+          logCorruptOnce(index, e.getMessage());
+          return MapOutput.corrupt(e.getMessage());
+        }
         BasicFileAttributes dataAttrs = Files.readAttributes(data, BasicFileAttributes.class);
         indexCache.put(cacheKey, new IndexCache.Entry(attrs.fileKey(), attrs.size(), modified,
-            offsets, data, dataAttrs.fileKey(), stamp));
-        return checkedComplete(data, dataAttrs.fileKey(), offsets, dataAttrs.size(), cacheKey);
+            parsed, data, dataAttrs.fileKey(), stamp));
+        return checkedComplete(data, dataAttrs.fileKey(), parsed, dataAttrs.size(), cacheKey);
       } catch (NoSuchFileException e) {
         return MapOutput.missing("file " + e.getFile() + " is missing");
       } catch (IOException e) {
@@ -237,7 +273,7 @@ final class MapOutputResolver {
       if (size < 0) {
         size = Files.size(cached.dataFile());
       }
-      return checkedComplete(cached.dataFile(), cached.dataFileKey(), cached.offsets(), size,
+      return checkedComplete(cached.dataFile(), cached.dataFileKey(), cached.index(), size,
           cacheKey);
     } catch (NoSuchFileException e) {
       indexCache.remove(cacheKey);
@@ -274,15 +310,26 @@ final class MapOutputResolver {
     return indexLookups.sum();
   }
 
-  private MapOutput checkedComplete(Path data, Object dataKey, long[] offsets, long dataSize,
-      IndexCache.Key cacheKey) {
-    long needed = offsets[offsets.length - 1];
-    if (dataSize < needed) {
+  /** The data file must hold exactly the bytes its index accounts for: never serve past it. */
+  private MapOutput checkedComplete(Path data, Object dataKey, MapOutputIndex index,
+      long dataSize, IndexCache.Key cacheKey) {
+    long needed = index.dataLength();
+    if (dataSize != needed) {
       indexCache.remove(cacheKey);
-      return MapOutput.missing("data file " + data + " is truncated (" + dataSize + " of "
-          + needed + " bytes)");
+      String problem = "data file " + data + " is " + dataSize + " bytes but its index accounts"
+          + " for " + needed + (dataSize < needed ? ": truncated" : ": corrupt");
+      logCorruptOnce(data, problem);
+      return MapOutput.corrupt(problem);
     }
-    return new MapOutput(data, dataKey, offsets, null);
+    return new MapOutput(data, dataKey, index, null, false);
+  }
+
+  /** Logs a corrupt map output file once per path (bounded), with what is wrong. */
+  private void logCorruptOnce(Path file, String problem) {
+    if (corruptLogged.size() < MAX_CORRUPT_LOGGED && corruptLogged.add(file)) {
+      LOG.warn("Corrupt map output file {}: {}; fetches of it are refused with CORRUPT and the"
+          + " map will be recomputed", LogSafe.text(file.toString()), LogSafe.text(problem));
+    }
   }
 
   /** The application's dir under each local dir, built once per application. */
@@ -304,9 +351,17 @@ final class MapOutputResolver {
     appDirs.remove(appId);
   }
 
-  private static long[] readIndex(Path index, long size) throws IOException {
-    if (size < 16 || size % 8 != 0 || size > MAX_INDEX_BYTES) {
-      throw new IOException("index " + index + " has an invalid size of " + size + " bytes");
+  /** An index file that exists but does not parse: the disk damaged it. */
+  private static final class CorruptIndexException extends IOException {
+    CorruptIndexException(String message) {
+      super(message);
+    }
+  }
+
+  private static MapOutputIndex readIndex(Path index, long size) throws IOException {
+    if (size > MAX_INDEX_BYTES) {
+      throw new CorruptIndexException("index " + index + " has an invalid size of " + size
+          + " bytes");
     }
     ByteBuffer buf = ByteBuffer.allocate((int) size);
     try (FileChannel ch = FileChannel.open(index, StandardOpenOption.READ)) {
@@ -316,15 +371,11 @@ final class MapOutputResolver {
         }
       }
     }
-    buf.flip();
-    long[] offsets = new long[(int) (size / 8)];
-    for (int i = 0; i < offsets.length; i++) {
-      offsets[i] = buf.getLong();
-      if ((i == 0 && offsets[0] != 0) || (i > 0 && offsets[i] < offsets[i - 1])) {
-        throw new IOException("index " + index + " is corrupt at entry " + i);
-      }
+    try {
+      return MapOutputIndex.decode(buf.array(), index.toString());
+    } catch (IOException e) {
+      throw new CorruptIndexException(e.getMessage());
     }
-    return offsets;
   }
 
   static String describe(BlockId b) {

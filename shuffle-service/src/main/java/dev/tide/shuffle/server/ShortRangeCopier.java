@@ -70,7 +70,7 @@ final class ShortRangeCopier {
         out.add(read(in, i, end, (int) runBytes, alloc, appId));
         i = end;
       }
-      return new FetchPlan(plan.blockLengths(), out);
+      return new FetchPlan(plan.blockLengths(), plan.blockChecksums(), out);
     } catch (FetchRefusedException | RuntimeException e) {
       for (FetchPlan.Part p : out) {
         p.release();

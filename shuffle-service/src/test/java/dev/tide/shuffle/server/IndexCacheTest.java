@@ -16,11 +16,12 @@ class IndexCacheTest {
   /** An entry with {@code partitions + 1} offsets; weight 128 + 8 * (partitions + 1). */
   private static IndexCache.Entry entry(int partitions, long modified) {
     return new IndexCache.Entry("key", 8L * (partitions + 1), modified,
-        new long[partitions + 1], Path.of("/d/0.data"), "data-key", null);
+        new dev.tide.shuffle.MapOutputIndex(new long[partitions + 1], null), Path.of("/d/0.data"),
+        "data-key", null);
   }
 
   private static long weight(int partitions) {
-    return IndexCache.ENTRY_OVERHEAD_BYTES + 8L * (partitions + 1);
+    return IndexCache.ENTRY_OVERHEAD_BYTES + 12L * (partitions + 1);
   }
 
   @Test

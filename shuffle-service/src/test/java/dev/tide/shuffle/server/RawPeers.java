@@ -121,9 +121,10 @@ final class RawPeers {
     }
 
     ShuffleMessage nextReply() throws InterruptedException {
-      ShuffleMessage m = replies.poll(5, TimeUnit.SECONDS);
+      // Generous: a loaded 2-core machine can take seconds to move a multi-MB reply.
+      ShuffleMessage m = replies.poll(20, TimeUnit.SECONDS);
       if (m == null) {
-        throw new AssertionError("no reply within 5 s");
+        throw new AssertionError("no reply within 20 s");
       }
       return m;
     }

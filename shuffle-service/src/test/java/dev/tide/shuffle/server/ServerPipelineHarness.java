@@ -191,22 +191,24 @@ final class ServerPipelineHarness {
   /** Reads a FETCH_REPLY header frame (its data follows as file regions). */
   private static FetchReply replyHeader(ByteBuf frame, int length) {
     int count = frame.getInt(frame.readerIndex() + 1 + 8);
-    int headerBody = 1 + 8 + 4 + 8 * count;
+    int headerBody = 1 + 8 + 4 + 16 * count;
     if (headerBody != frame.readableBytes()) {
       throw new AssertionError("reply header of " + frame.readableBytes() + " bytes announces "
           + count + " blocks");
     }
     long[] lengths = new long[count];
+    long[] checksums = new long[count];
     long data = 0;
     for (int i = 0; i < count; i++) {
-      lengths[i] = frame.getLong(frame.readerIndex() + 13 + 8 * i);
+      lengths[i] = frame.getLong(frame.readerIndex() + 13 + 16 * i);
+      checksums[i] = frame.getLong(frame.readerIndex() + 21 + 16 * i);
       data += lengths[i];
     }
     if (length != headerBody + data) {
       throw new AssertionError("reply frame length " + length + " != header " + headerBody
           + " + data " + data);
     }
-    return new FetchReply(frame.getLong(frame.readerIndex() + 1), lengths);
+    return new FetchReply(frame.getLong(frame.readerIndex() + 1), lengths, checksums);
   }
 
   /** Closes the connection, releasing what is left. */

@@ -210,26 +210,33 @@ class ServerRobustnessTest {
   }
 
   @Test
-  void corruptOrTruncatedIndexFilesAreNotFound() throws Exception {
+  void corruptOrTruncatedIndexFilesAreRefusedAsCorrupt() throws Exception {
     Path appDir = ShuffleLayout.appLocalDir(nm, "alice", APP);
     int[] lengths = {5, 5};
-    for (int m = 1; m <= 4; m++) {
+    for (int m = 1; m <= 6; m++) {
       MapOutputs.write(appDir, 0, m, lengths, 1);
     }
-    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 1), new byte[12]); // not 8k
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 1), new byte[12]); // no header
     java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 2), new byte[0]); // empty
     java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 3), // offsets go backwards
-        java.nio.ByteBuffer.allocate(24).putLong(0).putLong(8).putLong(4).array());
+        dev.tide.shuffle.MapOutputIndexTest.withOffsets(new long[] {0, 8, 4}));
     java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 4), // past the data's end
-        java.nio.ByteBuffer.allocate(24).putLong(0).putLong(5).putLong(1L << 40).array());
+        dev.tide.shuffle.MapOutputIndex.ofLengths(new long[] {5, 1L << 40}, null).encode());
+    byte[] flipped = java.nio.file.Files.readAllBytes(ShuffleLayout.indexFile(appDir, 0, 5));
+    flipped[15] ^= 0x10; // one bit of an offset: the index's own checksum catches it
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 5), flipped);
+    byte[] whole = java.nio.file.Files.readAllBytes(ShuffleLayout.indexFile(appDir, 0, 6));
+    java.nio.file.Files.write(ShuffleLayout.indexFile(appDir, 0, 6), // truncated tail
+        java.util.Arrays.copyOf(whole, whole.length - 3));
     try (RawPeers.RawClient raw = rawClient()) {
-      for (int m = 1; m <= 4; m++) {
+      for (int m = 1; m <= 6; m++) {
         raw.write(new FetchRequest(20 + m, APP, List.of(BlockId.of(0, m, 0)))
             .toFrame(Unpooled.buffer().alloc()));
         ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
         assertEquals(20 + m, error.requestId());
-        assertEquals(ErrorCode.NOT_FOUND, error.code(), error.message());
+        assertEquals(ErrorCode.CORRUPT, error.code(), error.message());
         assertEquals(List.of(BlockId.of(0, m, 0)), error.blocks());
+        assertTrue(error.message().contains(m == 4 ? ".data" : ".index"), error.message());
       }
       assertServed(raw, 30);
     }

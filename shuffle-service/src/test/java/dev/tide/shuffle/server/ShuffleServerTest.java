@@ -250,7 +250,7 @@ class ShuffleServerTest {
       Files.delete(ShuffleLayout.dataFile(ShuffleLayout.chooseAppDir(appDirs, 3, 1), 3, 1));
       ShuffleFetchException e = assertThrows(ShuffleFetchException.class,
           () -> fetch(client, List.of(BlockId.of(3, 0, 0), BlockId.of(3, 1, 0))));
-      assertEquals(Reason.NOT_FOUND, e.reason());
+      assertEquals(Reason.CORRUPT, e.reason(), "a truncated data file is the disk's doing");
       assertEquals(List.of(BlockId.of(3, 0, 0), BlockId.of(3, 1, 0)), e.blocks());
       assertTrue(e.getMessage().contains("truncated"), e.getMessage());
     }

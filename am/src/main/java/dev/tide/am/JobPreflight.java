@@ -1,0 +1,111 @@
+package dev.tide.am;
+
+import dev.tide.am.ClientCommand.UsageException;
+import dev.tide.driver.UserClassLoader;
+import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.job.JobClasses;
+import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.TideJob;
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarFile;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the client checks before it asks YARN for anything, so that a job that cannot start
+ * fails on the client with the reason and exit code 2 instead of as a failed application: the
+ * {@code --jar} is a readable jar, the job names a built-in job or a {@link TideJob} class with
+ * a public no-arg constructor (loaded from Tide's classpath, the {@code --jar} and the local
+ * {@code -libjars}), and a built-in job's arguments are well-formed. A job's plan is never
+ * made here: it may read the input, and runs in the ApplicationMaster.
+ */
+final class JobPreflight {
+  private static final Logger LOG = LoggerFactory.getLogger(JobPreflight.class);
+
+  private JobPreflight() {}
+
+  static void check(ClientCommand command, Configuration conf) throws UsageException {
+    List<URL> jars = new ArrayList<>();
+    if (command.jar().isPresent()) {
+      jars.add(UserClassLoader.toUrl(readableJar(command.jar().get())));
+    }
+    boolean remoteJars = false;
+    for (URI libjar : UserResources.uris(conf, UserResources.Kind.LIBJAR)) {
+      if ("file".equals(libjar.getScheme())) {
+        jars.add(UserClassLoader.toUrl(new File(libjar.getPath())));
+      } else {
+        remoteJars = true;
+      }
+    }
+    ClassLoader tide = JobPreflight.class.getClassLoader();
+    ClassLoader loader = jars.isEmpty() ? tide
+        : UserClassLoader.create(jars, tide, TideOptions.USER_CLASSPATH_FIRST.get(conf));
+    Thread thread = Thread.currentThread();
+    ClassLoader previous = thread.getContextClassLoader();
+    thread.setContextClassLoader(loader);
+    try {
+      TideJob job = newJob(command, remoteJars);
+      if (job != null) {
+        try {
+          job.checkArguments(new JobContext(conf, command.jobArgs()));
+        } catch (IllegalArgumentException e) {
+          throw new UsageException(e.getMessage());
+        }
+      }
+    } finally {
+      thread.setContextClassLoader(previous);
+      if (loader instanceof URLClassLoader userLoader) {
+        try {
+          userLoader.close();
+        } catch (IOException e) {
+          LOG.debug("Closing the client's user class loader", e);
+        }
+      }
+    }
+  }
+
+  private static File readableJar(String path) throws UsageException {
+    File jar = new File(path);
+    if (!jar.isFile()) {
+      throw new UsageException("--jar " + path + ": no such file");
+    }
+    try (JarFile ignored = new JarFile(jar)) {
+      return jar;
+    } catch (IOException e) {
+      throw new UsageException("--jar " + path + ": not a readable jar (" + e.getMessage()
+          + ")");
+    }
+  }
+
+  /** The job instance, or null when its class may be in a remote -libjars jar. */
+  private static TideJob newJob(ClientCommand command, boolean remoteJars)
+      throws UsageException {
+    String name = command.job();
+    try {
+      return JobClasses.newJob(name);
+    } catch (IllegalArgumentException e) {
+      if (e.getCause() instanceof ClassNotFoundException) {
+        if (remoteJars) {
+          LOG.warn("Job class {} is not on the client's classpath; it may be in a -libjars jar"
+              + " outside the local FileSystem, so the ApplicationMaster will try", name);
+          return null;
+        }
+        throw new UsageException("unknown job '" + name + "': not a built-in job ("
+            + String.join(", ", JobClasses.builtInNames()) + ") nor a class on Tide's classpath"
+            + (command.jar().isPresent() ? ", in --jar " + command.jar().get() : "")
+            + " or in -libjars");
+      }
+      throw new UsageException(e.getMessage());
+    } catch (LinkageError e) {
+      throw new UsageException("job class " + name + " cannot be loaded: " + e
+          + " (is a jar it needs missing from -libjars?)");
+    }
+  }
+}

@@ -1,0 +1,294 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.events.EventLine;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Cached datasets and jobs of several plans on a MiniYARNCluster (3 NodeManagers with the real
+ * tide_shuffle service): the built-in {@code kmeans} against an independent computation, also
+ * with an executor that holds cached blocks killed mid-job, and how long the allocation policy
+ * keeps executors that hold cached blocks ({@link CachedPauseJob}).
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class CachedDataTest {
+  private static final String EVENTS = "/tide-events";
+  private static final int K = 3;
+  private static EmbeddedCluster cluster;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.start("tide-cache", 3,
+        java.nio.file.Path.of("target", "cache-cluster"));
+    FileSystem fs = cluster.fileSystem();
+    SplittableRandom random = new SplittableRandom(11);
+    double[][] truth = {{0, 0}, {10, 10}, {-8, 12}};
+    for (int f = 0; f < 4; f++) {
+      StringBuilder text = new StringBuilder();
+      for (int i = 0; i < 8000; i++) {
+        double[] c = truth[random.nextInt(truth.length)];
+        text.append(c[0] + random.nextGaussian() * 2).append(',')
+            .append(c[1] + random.nextGaussian() * 2).append('\n');
+      }
+      try (var out = fs.create(new Path("/kmeans/in/points-" + f))) {
+        out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Configuration jobConf() {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.eventLog.dir", EVENTS);
+    conf.set("tide.dynamicAllocation.maxExecutors", "3");
+    return conf;
+  }
+
+  @Test
+  void kmeansGivesTheCentresOfLloydsAlgorithmAndReadsLaterRoundsFromTheCache() throws Exception {
+    JobRun run = Submitter.run(jobConf(), System.out, "kmeans", "/kmeans/in", "3", "5",
+        "/kmeans/out");
+    assertEquals(0, run.exitCode(), run.output());
+    assertCentres(lloyd(readPoints(), 5), "/kmeans/out");
+    List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
+    assertEquals(5, JobRun.named(events, "planStart").size());
+    List<EventLine> assigns = mapEnds(events);
+    assertEquals(5 * 4, assigns.size(), "4 blocks per round");
+    assertEquals(4, assigns.stream().filter(e -> e.get("cacheHit").equals("0")).count(),
+        "only round 1 read the points from HDFS; rounds 2-5 read every block from memory");
+    assertTrue(assigns.stream().allMatch(e -> e.get("cachedBlock").equals("1")));
+  }
+
+  @Test
+  void killingAnExecutorThatHoldsCachedBlocksStillGivesTheRightCentres() throws Exception {
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(jobConf(), System.out, "kmeans", "/kmeans/in", "3", "12",
+            "/kmeans/killed");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    String victim = null;
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (victim == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      victim = holderContainer(fs, "kmeans", 3);
+      if (victim == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(victim != null, "round 3 started with executors holding cached blocks");
+    try (YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(cluster.clientConf());
+      yarn.start();
+      yarn.signalToContainer(ContainerId.fromString(victim),
+          SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    }
+    JobRun run = job.get(240, TimeUnit.SECONDS);
+    assertEquals(0, run.exitCode(), run.output());
+    assertCentres(lloyd(readPoints(), 12), "/kmeans/killed");
+    List<EventLine> events = run.events(fs, EVENTS);
+    assertFalse(JobRun.named(events, "cachedBlocksLost").isEmpty(), "the killed executor's"
+        + " blocks were known lost");
+    assertTrue(mapEnds(events).stream().skip(8).anyMatch(e -> e.get("cacheHit").equals("0")),
+        "a lost block was read again from its split after round 2");
+  }
+
+  @Test
+  void executorsHoldingCachedBlocksOutliveTheIdleTimeoutAndGoAfterTheCachedOne()
+      throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.executorIdleTimeout", "1s");
+    conf.set("tide.dynamicAllocation.cachedExecutorIdleTimeout", "8s");
+    JobRun run = Submitter.run(conf, System.out, CachedPauseJob.class.getName(), "4", "5000",
+        "16000", "/cached/sum");
+    assertEquals(0, run.exitCode(), run.output());
+    FileSystem fs = cluster.fileSystem();
+    for (int p = 1; p <= 3; p++) {
+      assertEquals(List.of(String.valueOf(CachedPauseJob.expectedSum(4))),
+          lines(fs, "/cached/sum-" + p), "plan " + p);
+    }
+    List<EventLine> events = run.events(fs, EVENTS);
+    List<EventLine> maps = mapEnds(events);
+    assertEquals(12, maps.size());
+    assertTrue(maps.subList(4, 8).stream().allMatch(e -> e.get("cacheHit").equals("1")),
+        "after a 5 s pause (idle timeout 1 s) the executors holding the blocks were still there"
+        + " and plan 2 read every block from memory: " + maps.subList(4, 8));
+    assertTrue(maps.subList(8, 12).stream().allMatch(e -> e.get("cacheHit").equals("0")),
+        "after a 16 s pause (cached idle timeout 8 s) they were gone: plan 3 read the splits");
+    Map<String, Long> lastTaskEnd = new HashMap<>();
+    for (EventLine e : JobRun.named(events, "taskEnd")) {
+      lastTaskEnd.put(e.get("executor"), e.timeMillis());
+    }
+    Set<String> holders = new HashSet<>();
+    maps.subList(0, 8).forEach(e -> holders.add(e.get("executor")));
+    long planTwoEnd = JobRun.named(events, "planEnd").get(1).timeMillis();
+    for (EventLine removal : JobRun.named(events, "executorIdleRemoval")) {
+      String id = removal.get("executor");
+      if (holders.contains(id) && removal.timeMillis() > planTwoEnd) {
+        long idle = removal.timeMillis() - lastTaskEnd.get(id);
+        assertTrue(idle >= 8000 && idle < 14000, "holder " + id + " removed after " + idle
+            + " ms idle");
+      }
+    }
+    assertTrue(JobRun.named(events, "executorIdleRemoval").stream()
+        .anyMatch(e -> holders.contains(e.get("executor")) && e.timeMillis() > planTwoEnd),
+        "holders were removed in the second pause");
+  }
+
+  private static List<EventLine> mapEnds(List<EventLine> events) {
+    return JobRun.named(events, "taskEnd").stream().filter(e -> e.get("kind").equals("MAP")
+        && e.get("result").equals("SUCCEEDED")).toList();
+  }
+
+  /**
+   * The container of an executor that holds a cached block, once the running application of
+   * this job has started plan {@code plans}; else null.
+   */
+  private static String holderContainer(FileSystem fs, String job, int plans) throws Exception {
+    Path eventDir = new Path(EVENTS);
+    if (!fs.exists(eventDir)) {
+      return null;
+    }
+    for (FileStatus log : fs.listStatus(eventDir)) {
+      List<EventLine> events;
+      try (var in = fs.open(log.getPath())) {
+        events = EventLine.readAll(in);
+      }
+      if (!JobRun.named(events, "jobEnd").isEmpty() || JobRun.named(events, "jobStart")
+          .stream().noneMatch(e -> e.get("job").equals(job))
+          || JobRun.named(events, "planStart").size() < plans) {
+        continue;
+      }
+      Set<String> holders = new HashSet<>();
+      mapEnds(events).stream().filter(e -> "1".equals(e.get("cachedBlock")))
+          .forEach(e -> holders.add(e.get("executor")));
+      for (EventLine launched : JobRun.named(events, "executorLaunched")) {
+        if (holders.contains(launched.get("executor"))) {
+          return launched.get("container");
+        }
+      }
+    }
+    return null;
+  }
+
+  private static List<double[]> readPoints() throws Exception {
+    List<double[]> points = new ArrayList<>();
+    FileSystem fs = cluster.fileSystem();
+    for (int f = 0; f < 4; f++) {
+      for (String line : lines(fs, "/kmeans/in/points-" + f)) {
+        String[] xy = line.split(",");
+        points.add(new double[] {Double.parseDouble(xy[0]), Double.parseDouble(xy[1])});
+      }
+    }
+    return points;
+  }
+
+  /** Lloyd's algorithm from the first K distinct points, computed here without Tide. */
+  private static double[][] lloyd(List<double[]> points, int rounds) {
+    double[][] centres = new double[K][];
+    int found = 0;
+    for (double[] p : points) {
+      boolean seen = false;
+      for (int c = 0; c < found; c++) {
+        seen |= java.util.Arrays.equals(centres[c], p);
+      }
+      if (!seen && found < K) {
+        centres[found++] = p.clone();
+      }
+    }
+    for (int r = 0; r < rounds; r++) {
+      double[][] sums = new double[K][3];
+      for (double[] p : points) {
+        int best = 0;
+        double bestD = Double.MAX_VALUE;
+        for (int c = 0; c < K; c++) {
+          double dx = p[0] - centres[c][0];
+          double dy = p[1] - centres[c][1];
+          if (dx * dx + dy * dy < bestD) {
+            bestD = dx * dx + dy * dy;
+            best = c;
+          }
+        }
+        sums[best][0]++;
+        sums[best][1] += p[0];
+        sums[best][2] += p[1];
+      }
+      for (int c = 0; c < K; c++) {
+        if (sums[c][0] > 0) {
+          centres[c] = new double[] {sums[c][1] / sums[c][0], sums[c][2] / sums[c][0]};
+        }
+      }
+    }
+    return centres;
+  }
+
+  private static void assertCentres(double[][] expected, String dir) throws Exception {
+    List<String> lines = lines(cluster.fileSystem(), dir);
+    assertEquals(K, lines.size(), lines.toString());
+    for (int c = 0; c < K; c++) {
+      String[] fields = lines.get(c).split("\t");
+      assertEquals(String.valueOf(c), fields[0]);
+      String[] xy = fields[1].split(",");
+      for (int d = 0; d < 2; d++) {
+        assertEquals(expected[c][d], Double.parseDouble(xy[d]), 1e-9,
+            "centre " + c + " coordinate " + d + " (sums are added in another order)");
+      }
+    }
+  }
+
+  private static List<String> lines(FileSystem fs, String path) throws Exception {
+    List<String> lines = new ArrayList<>();
+    Path p = new Path(path);
+    List<Path> files = new ArrayList<>();
+    if (fs.getFileStatus(p).isFile()) {
+      files.add(p);
+    } else {
+      for (FileStatus s : fs.listStatus(p)) {
+        if (s.getPath().getName().startsWith("part-")) {
+          files.add(s.getPath());
+        }
+      }
+      files.sort(null);
+    }
+    for (Path file : files) {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(fs.open(file),
+          StandardCharsets.UTF_8))) {
+        in.lines().forEach(lines::add);
+      }
+    }
+    return lines;
+  }
+}

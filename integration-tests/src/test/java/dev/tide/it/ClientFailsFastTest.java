@@ -1,0 +1,98 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A command that cannot run is refused by the client, against a real ResourceManager, with the
+ * reason and exit code 2, before it asks YARN for anything: the RM lists no new application and
+ * hands out the very next application id afterwards, so not even an id was taken.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ClientFailsFastTest {
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.start("tide-fail-fast", 1, Path.of("target", "fail-fast-cluster"));
+    yarn = cluster.yarnClient();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static Stream<Arguments> refusedCommands() {
+    return Stream.of(
+        Arguments.of("unknown job name", new String[] {"wordcont", "/in", "/out"},
+            "tide: unknown job 'wordcont': not a built-in job (kmeans, sleep, sort,"
+                + " sortvalidate, wordcount)"),
+        Arguments.of("a class that is not a TideJob", new String[] {"java.util.ArrayList"},
+            "tide: job class java.util.ArrayList does not implement dev.tide.driver.job.TideJob"),
+        Arguments.of("wordcount without its output", new String[] {"wordcount", "/in"},
+            "tide: usage: wordcount <input path> <output path>; got 1 arguments [/in]"),
+        Arguments.of("sleep with a bad count", new String[] {"sleep", "-m", "0"},
+            "tide: sleep: counts must be >= 1"),
+        Arguments.of("malformed setting", new String[] {"-D", "tide.executor.memory=lots",
+            "wordcount", "/in", "/out"}, "tide.executor.memory = 'lots'"),
+        Arguments.of("malformed setting after the job",
+            new String[] {"sleep", "-D", "tide.dynamicAllocation.maxExecutors=0"},
+            "tide.dynamicAllocation.maxExecutors = '0'"),
+        Arguments.of("missing --jar", new String[] {"--jar", "missing.jar", "my.Job"},
+            "tide: --jar missing.jar: no such file"),
+        Arguments.of("missing -libjars", new String[] {"-libjars", "missing-lib.jar",
+            "wordcount", "/in", "/out"}, "missing-lib.jar does not exist"),
+        Arguments.of("no job", new String[] {"-D", "tide.queue=default"},
+            "tide: no job given"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("refusedCommands")
+  void refusedBeforeAnyApplicationExists(String what, String[] args, String message)
+      throws Exception {
+    int applicationsBefore = yarn.getApplications().size();
+    ApplicationId idBefore = yarn.createApplication().getApplicationSubmissionContext()
+        .getApplicationId();
+
+    JobRun run = Submitter.run(cluster.clientConf(), System.out, args);
+
+    assertEquals(2, run.exitCode(), run.output());
+    assertTrue(run.output().contains(message), run.output());
+    assertTrue(run.output().contains("'tide --help' prints the usage"), run.output());
+    assertNull(run.appId(), "no application id was asked for");
+    assertEquals(applicationsBefore, yarn.getApplications().size(), "applications on the RM");
+    ApplicationId idAfter = yarn.createApplication().getApplicationSubmissionContext()
+        .getApplicationId();
+    assertEquals(idBefore.getId() + 1, idAfter.getId(), "the RM handed out no id in between");
+  }
+
+  @Test
+  void helpPrintsUsageAndExits0() throws Exception {
+    int applicationsBefore = yarn.getApplications().size();
+    for (String help : new String[] {"--help", "-h", "help"}) {
+      JobRun run = Submitter.run(cluster.clientConf(), System.out, help);
+      assertEquals(0, run.exitCode(), run.output());
+      assertTrue(run.output().startsWith("usage: tide [--jar JAR]"), run.output());
+      assertTrue(run.output().contains("-libjars a.jar,b.jar"), run.output());
+    }
+    assertEquals(applicationsBefore, yarn.getApplications().size());
+  }
+}

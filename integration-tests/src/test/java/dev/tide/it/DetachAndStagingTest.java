@@ -1,0 +1,209 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.am.AmOptions;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The application outlives its client: with {@code --detach} the client returns once the
+ * application runs, and a client killed with SIGKILL mid-run leaves it running; either way the
+ * job finishes and its AM deletes the staging directory. The client deletes it itself only for
+ * an application whose AM never ran.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class DetachAndStagingTest {
+  private static final Pattern SUBMITTED = Pattern.compile("Submitted (application_\\d+_\\d+)");
+  private static final String[] SLEEP_JOB = {"sleep", "-m", "4", "-r", "1", "-mt", "1500",
+      "-rt", "100"};
+
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.start("tide-detach", 2, Path.of("target", "detach-cluster"));
+    yarn = cluster.yarnClient();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void detachedClientReturnsWhileTheApplicationRuns() throws Exception {
+    List<String> args = new ArrayList<>(List.of("--detach"));
+    args.addAll(List.of(SLEEP_JOB));
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.app.tags", "nightly,team-a");
+    JobRun run = Submitter.run(conf, System.out, args.toArray(new String[0]));
+
+    assertEquals(0, run.exitCode(), run.output());
+    ApplicationId appId = ApplicationId.fromString(run.appId());
+    assertEquals(YarnApplicationState.RUNNING,
+        yarn.getApplicationReport(appId).getYarnApplicationState(), "still running");
+    assertTrue(run.output().contains(appId + " tracking URL: http"), run.output());
+    assertTrue(run.output().contains(appId + " is running; the client detaches."), run.output());
+    assertTrue(run.output().contains("yarn application -status " + appId), run.output());
+    assertTrue(run.output().contains("yarn logs -applicationId " + appId), run.output());
+    assertTrue(stagingExists(appId), "the AM still needs its staging directory");
+    assertEquals(java.util.Set.of("nightly", "team-a"),
+        yarn.getApplicationReport(appId).getApplicationTags());
+
+    assertSucceededAndStagingDeleted(appId);
+  }
+
+  @Test
+  void applicationFinishesAfterItsClientIsKilled() throws Exception {
+    Process client = startClientProcess(SLEEP_JOB);
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Thread reader = readLines(client, lines);
+    try {
+      waitFor(() -> lines.stream().anyMatch(l -> l.matches("application_\\S+ RUNNING")),
+          90, "the client saw the application RUNNING: " + lines);
+      ApplicationId appId = submittedId(lines);
+      assertTrue(stagingExists(appId));
+
+      client.destroyForcibly(); // SIGKILL: no shutdown hook runs
+      assertEquals(137, client.waitFor(), "killed by SIGKILL");
+      assertFalse(isEnded(appId), "the application still runs without its client");
+
+      assertSucceededAndStagingDeleted(appId);
+    } finally {
+      client.destroyForcibly();
+      reader.join(10_000);
+    }
+  }
+
+  @Test
+  void clientDeletesTheStagingDirOfAnApplicationThatNeverStarted() throws Exception {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.queue", "no-such-queue");
+
+    JobRun run = Submitter.run(conf, System.out, SLEEP_JOB);
+
+    assertEquals(1, run.exitCode(), run.output());
+    assertTrue(run.output().contains("tide: YARN refused " + run.appId()), run.output());
+    assertTrue(run.output().contains("unknown queue: no-such-queue"), run.output());
+    assertFalse(stagingExists(ApplicationId.fromString(run.appId())),
+        "deleted by the client before it returned");
+  }
+
+  private static void assertSucceededAndStagingDeleted(ApplicationId appId) throws Exception {
+    waitFor(() -> isEnded(appId), 120, appId + " ended");
+    ApplicationReport report = yarn.getApplicationReport(appId);
+    assertEquals(FinalApplicationStatus.SUCCEEDED, report.getFinalApplicationStatus(),
+        report.getDiagnostics());
+    // The AM deletes it after unregistering, so just after the RM reports the end.
+    waitFor(() -> !stagingExists(appId), 30, "the AM deleted the staging directory of "
+        + appId);
+  }
+
+  private static boolean isEnded(ApplicationId appId) {
+    try {
+      YarnApplicationState state = yarn.getApplicationReport(appId).getYarnApplicationState();
+      return state == YarnApplicationState.FINISHED || state == YarnApplicationState.FAILED
+          || state == YarnApplicationState.KILLED;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean stagingExists(ApplicationId appId) {
+    try {
+      FileSystem fs = cluster.fileSystem();
+      Configuration conf = cluster.clientConf();
+      return fs.exists(new org.apache.hadoop.fs.Path(AmOptions.stagingDir(conf, fs),
+          appId.toString()));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The real client in a JVM of its own, configured as a user's would be: the cluster's
+   * settings in a {@code tide-site.xml} first on its classpath.
+   */
+  private static Process startClientProcess(String... args) throws IOException {
+    Path confDir = Files.createDirectories(Path.of("target", "detach-client-conf"));
+    try (OutputStream out = Files.newOutputStream(confDir.resolve("tide-site.xml"))) {
+      cluster.clientConf().writeXml(out);
+    }
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+        "-cp", confDir.toAbsolutePath() + File.pathSeparator + cluster.confDir().toAbsolutePath()
+            + File.pathSeparator + System.getProperty("java.class.path"),
+        "dev.tide.am.TideClient"));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectErrorStream(true).start();
+  }
+
+  private static Thread readLines(Process process, List<String> lines) {
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(
+          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          lines.add(line);
+          System.out.println("[client] " + line);
+        }
+      } catch (IOException e) {
+        // the process was killed
+      }
+    }, "client-output");
+    reader.setDaemon(true);
+    reader.start();
+    return reader;
+  }
+
+  private static ApplicationId submittedId(List<String> lines) {
+    for (String line : lines) {
+      Matcher m = SUBMITTED.matcher(line);
+      if (m.find()) {
+        return ApplicationId.fromString(m.group(1));
+      }
+    }
+    throw new AssertionError("no 'Submitted' line in " + lines);
+  }
+
+  private static void waitFor(BooleanSupplier condition, int seconds, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + seconds + " s: " + what);
+      }
+      TimeUnit.MILLISECONDS.sleep(100); // polling interval
+    }
+  }
+}
