@@ -474,11 +474,13 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       } else {
         LOG.debug("Executor {} in container {} ended: {}", executorId, id, outcome.diagnostics());
       }
-      if (executor.reportedToDriver) {
-        driver.executorExited(executorId, outcome.failure(), outcome.diagnostics());
-      }
+      // Counted before the driver hears of it: whoever learns of the exit from the driver
+      // (a test's clock, a later decision) sees the failure already stamped.
       if (outcome.failure()) {
         countFailure(executor, outcome.diagnostics());
+      }
+      if (executor.reportedToDriver) {
+        driver.executorExited(executorId, outcome.failure(), outcome.diagnostics());
       }
     }
   }

@@ -363,8 +363,8 @@ public final class Driver implements AutoCloseable {
   }
 
   private void tick() {
-    if (scheduler == null || result.isDone()) {
-      return;
+    if (scheduler == null || plan == null || result.isDone()) {
+      return; // no demand to act on before the first plan starts
     }
     long now = clock.getAsLong();
     BatchAllocationPolicy.Decision decision = policy.evaluate(now, scheduler.pendingTasks(),
