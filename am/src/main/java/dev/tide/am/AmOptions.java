@@ -1,12 +1,15 @@
 package dev.tide.am;
 
-import static dev.tide.driver.conf.ConfigOption.booleanOption;
-import static dev.tide.driver.conf.ConfigOption.durationOption;
-import static dev.tide.driver.conf.ConfigOption.intOption;
-import static dev.tide.driver.conf.ConfigOption.memoryMbOption;
-import static dev.tide.driver.conf.ConfigOption.stringOption;
+import static dev.tide.conf.ConfigOption.booleanOption;
+import static dev.tide.conf.ConfigOption.durationOption;
+import static dev.tide.conf.ConfigOption.enumOption;
+import static dev.tide.conf.ConfigOption.intOption;
+import static dev.tide.conf.ConfigOption.memoryMbOption;
+import static dev.tide.conf.ConfigOption.stringOption;
 
-import dev.tide.driver.conf.ConfigOption;
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.ConfigOptions;
+import dev.tide.driver.alloc.AllocationSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -34,7 +37,8 @@ public final class AmOptions {
   public static final ConfigOption<String> AM_JAVA_OPTS =
       stringOption("tide.am.javaOpts", "", "Extra JVM options for the ApplicationMaster.");
   public static final ConfigOption<String> QUEUE =
-      stringOption("tide.queue", "default", "YARN queue the application is submitted to.");
+      stringOption("tide.queue", "default", "YARN queue the application is submitted to.")
+          .withCheck(queue -> !queue.isEmpty(), "must not be empty");
   public static final ConfigOption<String> APP_NAME =
       stringOption("tide.app.name", "", "Application name shown by YARN; empty means"
           + " 'tide <job>'.");
@@ -52,7 +56,8 @@ public final class AmOptions {
           + " the test JVM's java.home when JAVA_HOME is not exported.");
   public static final ConfigOption<Duration> CLIENT_POLL_INTERVAL =
       durationOption("tide.client.pollInterval", "1s",
-          "How often the client asks YARN and the AM for state and progress.");
+          "How often the client asks YARN and the AM for state and progress.")
+          .withCheck(d -> !d.isZero(), "must be positive");
 
   public static final ConfigOption<Boolean> CLIENT_DETACH =
       booleanOption("tide.client.detach", false, "When true (or with --detach), the client"
@@ -75,15 +80,19 @@ public final class AmOptions {
       stringOption("tide.am.nodeLabelExpression", "", "YARN node-label expression for the"
           + " ApplicationMaster's container; empty means the queue's default label.");
 
-  public static final ConfigOption<String> PLACEMENT =
-      stringOption("tide.yarn.placement", "locality", "Where executors go: locality (near the"
+  /** The values of {@link #PLACEMENT}. */
+  public enum Placement { LOCALITY, SPREAD, PACK }
+
+  public static final ConfigOption<Placement> PLACEMENT = enumOption("tide.yarn.placement",
+      Placement.class, Placement.LOCALITY, "Where executors go: locality (near the"
           + " pending tasks' preferred hosts), spread (over as many nodes as possible) or pack"
           + " (on as few nodes as possible). spread and pack use YARN placement constraints when"
           + " the ResourceManager enables them, node-list requests otherwise.");
   public static final ConfigOption<Duration> FAILURES_VALIDITY_INTERVAL =
       durationOption("tide.executor.failuresValidityInterval", "1h", "How long an executor"
           + " failure counts towards tide.executor.maxFailures and"
-          + " tide.yarn.maxFailuresPerHost; must be positive.");
+          + " tide.yarn.maxFailuresPerHost; must be positive.")
+          .withCheck(d -> !d.isZero(), "must be positive");
   public static final ConfigOption<Integer> MAX_FAILURES_PER_HOST =
       intOption("tide.yarn.maxFailuresPerHost", 2, 0, "Executor failures on one node (within"
           + " the validity interval) after which the node is excluded for"
@@ -95,9 +104,6 @@ public final class AmOptions {
       durationOption("tide.yarn.hostExclusionTimeout", "10m",
           "How long a node with repeated executor failures gets no executors (unless every"
           + " node is excluded: see tide.yarn.maxFailuresPerHost).");
-
-  /** The values of {@link #PLACEMENT}. */
-  public enum Placement { LOCALITY, SPREAD, PACK }
 
   /**
    * Set by the client in tide-job.xml, never by users: the fully qualified path of the staged
@@ -120,39 +126,20 @@ public final class AmOptions {
   }
 
   /**
-   * Reads every option once so that a bad value fails at start-up.
+   * Reads every option once so that bad values fail at start-up, then the dynamic allocation
+   * settings, which are only valid together (minExecutors at most maxExecutors, rampUp one of
+   * its modes ...), so that the client refuses them before submitting.
    *
-   * @throws IllegalArgumentException naming the first bad key and its value
+   * @throws IllegalArgumentException naming every bad key with its value
    */
   public static void validate(Configuration conf) {
-    for (ConfigOption<?> option : all()) {
-      option.get(conf);
-    }
-    if (QUEUE.get(conf).isEmpty()) {
-      throw new IllegalArgumentException("bad value for " + QUEUE.key() + " = '"
-          + conf.get(QUEUE.key()) + "': must not be empty");
-    }
-    if (CLIENT_POLL_INTERVAL.get(conf).isZero()) {
-      throw new IllegalArgumentException("bad value for " + CLIENT_POLL_INTERVAL.key() + " = '"
-          + conf.get(CLIENT_POLL_INTERVAL.key()) + "': must be positive");
-    }
-    placement(conf);
-    if (FAILURES_VALIDITY_INTERVAL.get(conf).isZero()) {
-      throw new IllegalArgumentException("bad value for " + FAILURES_VALIDITY_INTERVAL.key()
-          + " = '" + conf.get(FAILURES_VALIDITY_INTERVAL.key()) + "': must be positive");
-    }
+    ConfigOptions.validate(conf, all());
+    AllocationSettings.from(conf);
   }
 
-  /** {@code tide.yarn.placement}, parsed. */
+  /** {@code tide.yarn.placement}. */
   public static Placement placement(Configuration conf) {
-    String value = PLACEMENT.get(conf);
-    for (Placement p : Placement.values()) {
-      if (p.name().equalsIgnoreCase(value)) {
-        return p;
-      }
-    }
-    throw new IllegalArgumentException("bad value for " + PLACEMENT.key() + " = '" + value
-        + "': expected locality, spread or pack");
+    return PLACEMENT.get(conf);
   }
 
   /** The application name: {@code tide.app.name}, or {@code tide <job>} when unset. */

@@ -4,8 +4,9 @@ import dev.tide.driver.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.ConfigOptions;
 import dev.tide.driver.UserClassLoader;
-import dev.tide.driver.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
 import java.io.File;
 import java.io.IOException;
@@ -349,13 +350,11 @@ public final class ApplicationMaster {
   }
 
   private void logEffectiveSettings() {
-    StringBuilder settings = new StringBuilder();
     List<ConfigOption<?>> options = new ArrayList<>(AmOptions.all());
     options.addAll(TideOptions.all());
-    for (ConfigOption<?> option : options) {
-      settings.append(settings.length() == 0 ? "" : ", ").append(option.key()).append('=')
-          .append(option.get(conf));
-    }
-    LOG.info("ApplicationMaster of {} on {}: {}", appId, host, settings);
+    ConfigOptions.validate(conf, options);
+    LOG.info("ApplicationMaster of {} on {}: {}", appId, host,
+        ConfigOptions.describe(conf, options));
   }
+
 }

@@ -2,7 +2,7 @@ package dev.tide.am;
 
 import dev.tide.driver.AppSecret;
 import dev.tide.driver.JobStatus;
-import dev.tide.driver.conf.ConfigOption;
+import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
 import java.io.IOException;

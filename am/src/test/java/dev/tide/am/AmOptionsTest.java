@@ -71,6 +71,26 @@ class AmOptionsTest {
     assertMessage("tide.queue", " ", "tide.queue", "must not be empty");
   }
 
+  @Test
+  void badPlacementAndAllocationSettingsAreRefusedBeforeSubmission() {
+    assertMessage("tide.yarn.placement", "scatter", "tide.yarn.placement", "'scatter'",
+        "one of locality, spread, pack");
+    conf.set("tide.yarn.placement", "Spread");
+    assertEquals(AmOptions.Placement.SPREAD, AmOptions.placement(conf));
+    conf.unset("tide.yarn.placement");
+    assertMessage("tide.dynamicAllocation.rampUp", "linear", "tide.dynamicAllocation.rampUp",
+        "'linear'");
+    conf.set("tide.dynamicAllocation.maxExecutors", "2");
+    assertMessage("tide.dynamicAllocation.minExecutors", "5",
+        "tide.dynamicAllocation.minExecutors (5) is above tide.dynamicAllocation.maxExecutors");
+  }
+
+  @Test
+  void everyBadKeyIsReportedAtOnce() {
+    conf.set("tide.am.cores", "0");
+    assertMessage("tide.am.memory", "lots", "tide.am.memory = 'lots'", "tide.am.cores = '0'");
+  }
+
   private void assertMessage(String key, String value, String... expected) {
     conf.set(key, value);
     IllegalArgumentException e =

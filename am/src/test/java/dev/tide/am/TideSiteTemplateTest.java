@@ -3,8 +3,10 @@ package dev.tide.am;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.conf.ConfigOption;
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.docs.SettingsDocs;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.shuffle.yarn.ShuffleServiceOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,9 +20,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
 /**
- * conf/tide-site.xml, the admins' template, lists every setting with its true default: every
- * option of {@link TideOptions} and {@link AmOptions}, and every {@code tide.*} key that the code
- * of the driver, the executors, the built-in jobs, the client or the AM reads at all.
+ * conf/tide-site.xml, the admins' template, is generated from the options of {@link TideOptions}
+ * and {@link AmOptions} (key, default, description), and lists every {@code tide.*} key that the
+ * code of the driver, the executors, the built-in jobs, the client or the AM reads at all; the
+ * README and the docs mention no {@code tide.*} key that is not a setting.
  */
 class TideSiteTemplateTest {
   /** Source trees whose {@code "tide.*"} string literals are settings users may set. */
@@ -40,9 +43,11 @@ class TideSiteTemplateTest {
 
   private static final Pattern KEY_LITERAL = Pattern.compile("\"(tide\\.[A-Za-z0-9_.]+)\"");
 
+  private static final Path TEMPLATE = Path.of("..", "conf", "tide-site.xml");
+
   @Test
   void everyTideKeyTheCodeReadsIsInTheTemplate() throws Exception {
-    String text = Files.readString(Path.of("..", "conf", "tide-site.xml"));
+    String text = Files.readString(TEMPLATE);
     Set<String> keys = new TreeSet<>();
     for (Path root : SOURCES) {
       assertTrue(Files.isDirectory(root), "missing " + root.toAbsolutePath());
@@ -67,23 +72,66 @@ class TideSiteTemplateTest {
         + " (add them with their default and a description, ideally as a ConfigOption)");
   }
 
+  /** The options conf/tide-site.xml lists: all of the driver's and the AM's but the two the
+   * client sets from its command line. */
+  static List<ConfigOption<?>> templateOptions() {
+    List<ConfigOption<?>> all = new ArrayList<>(TideOptions.all());
+    all.remove(TideOptions.JOB);
+    all.remove(TideOptions.JOB_ARGS);
+    all.addAll(AmOptions.all());
+    return all;
+  }
+
+  /** Regenerate with {@code mvn -o -pl am -am test -Dtest=TideSiteTemplateTest
+   * -Dsurefire.failIfNoSpecifiedTests=false -DskipFuzz -Dtide.regenerateDocs=true}. */
   @Test
-  void templateListsEverySettingWithItsDefault() throws Exception {
-    Path template = Path.of("..", "conf", "tide-site.xml");
-    assertTrue(Files.exists(template), "missing " + template.toAbsolutePath());
+  void templateIsGeneratedFromTheOptions() throws Exception {
+    SettingsDocs.checkSection(TEMPLATE, "settings (from TideOptions and AmOptions; see"
+        + " TideSiteTemplateTest)", SettingsDocs.xmlProperties(templateOptions(), ""));
+  }
+
+  @Test
+  void templateDefaultsAreTheDefaults() throws Exception {
     Configuration conf = new Configuration(false);
-    conf.addResource(template.toUri().toURL());
-    String text = Files.readString(template);
+    conf.addResource(TEMPLATE.toUri().toURL());
+    for (ConfigOption<?> option : templateOptions()) {
+      assertEquals(option.defaultValue(), option.get(conf), "default of " + option.key());
+    }
+  }
+
+  /**
+   * The README, docs/, conf/ and the shuffle service's docs mention no {@code tide.*} key that
+   * is not a setting (a renamed
+   * or misspelt key in the docs sends users to a setting that does nothing).
+   */
+  @Test
+  void docsMentionOnlyKnownSettings() throws Exception {
+    Set<String> known = new TreeSet<>(NOT_SETTINGS);
     List<ConfigOption<?>> all = new ArrayList<>(TideOptions.all());
     all.addAll(AmOptions.all());
+    all.addAll(ShuffleServiceOptions.ALL);
     for (ConfigOption<?> option : all) {
-      if (option == TideOptions.JOB || option == TideOptions.JOB_ARGS) {
-        continue; // set by the client from its command line
-      }
-      assertTrue(text.contains("<name>" + option.key() + "</name>"),
-          option.key() + " is missing from " + template);
-      assertEquals(option.get(new Configuration(false)), option.get(conf),
-          "default of " + option.key() + " in " + template);
+      known.add(option.key());
+      known.addAll(option.deprecatedKeys());
     }
+    List<Path> docs = new ArrayList<>(List.of(Path.of("..", "README.md"),
+        Path.of("..", "shuffle-service", "OPERATIONS.md"),
+        Path.of("..", "shuffle-service", "PROTOCOL.md")));
+    for (String dir : List.of("docs", "conf")) {
+      try (Stream<Path> files = Files.list(Path.of("..", dir))) {
+        docs.addAll(files.filter(f -> f.toString().matches(".*\\.(md|xml)")).sorted().toList());
+      }
+    }
+    Set<String> unknown = new TreeSet<>();
+    for (Path doc : docs) {
+      for (String key : SettingsDocs.mentionedKeys(Files.readString(doc))) {
+        boolean environment = key.startsWith(ContainerCommands.AM_ENV_PREFIX)
+            || key.startsWith(ContainerCommands.EXECUTOR_ENV_PREFIX); // tide.am.env.NAME
+        if (!known.contains(key) && !environment) {
+          unknown.add(doc.getFileName() + ": " + key);
+        }
+      }
+    }
+    assertEquals(Set.of(), unknown, "tide.* keys in the docs that are no setting");
   }
 }

@@ -12,6 +12,10 @@ import org.junit.jupiter.api.Test;
 
 class QueuePolicySettingsTest {
 
+  private static Duration timeout(String text) {
+    return QueuePolicySettings.fromProperties(Map.of("starting-timeout", text)).startingTimeout();
+  }
+
   @Test
   void defaultsMatchTheDesign() {
     QueuePolicySettings settings = QueuePolicySettings.fromProperties(Map.of());
@@ -33,13 +37,13 @@ class QueuePolicySettingsTest {
 
   @Test
   void durationsTakeUnitsAndBareNumbersAreMillis() {
-    assertEquals(Duration.ofMillis(750), QueuePolicySettings.parseDuration("k", "750"));
-    assertEquals(Duration.ofMillis(750), QueuePolicySettings.parseDuration("k", "750ms"));
-    assertEquals(Duration.ofSeconds(3), QueuePolicySettings.parseDuration("k", "3s"));
-    assertEquals(Duration.ofMinutes(5), QueuePolicySettings.parseDuration("k", "5m"));
-    assertEquals(Duration.ofMinutes(5), QueuePolicySettings.parseDuration("k", "5 min"));
-    assertEquals(Duration.ofHours(1), QueuePolicySettings.parseDuration("k", "1H"));
-    assertEquals(Duration.ofDays(2), QueuePolicySettings.parseDuration("k", "2d"));
+    assertEquals(Duration.ofMillis(750), timeout("750"));
+    assertEquals(Duration.ofMillis(750), timeout("750ms"));
+    assertEquals(Duration.ofSeconds(3), timeout("3s"));
+    assertEquals(Duration.ofMinutes(5), timeout("5m"));
+    assertEquals(Duration.ofMinutes(5), timeout("5 min"));
+    assertEquals(Duration.ofHours(1), timeout("1H"));
+    assertEquals(Duration.ofDays(2), timeout("2d"));
   }
 
   @Test
@@ -58,6 +62,10 @@ class QueuePolicySettingsTest {
     e = assertThrows(IllegalArgumentException.class,
         () -> QueuePolicySettings.fromProperties(Map.of("max-starting", "one")));
     assertTrue(e.getMessage().contains("'one'"), e.getMessage());
+    assertEquals("bad value for ordering-policy.starting-timeout = 'soon': expected a duration"
+        + " such as 500ms, 30s or 2m (a bare number is milliseconds)",
+        assertThrows(IllegalArgumentException.class, () -> QueuePolicySettings.fromProperties(
+            Map.of("starting-timeout", "soon"))).getMessage());
   }
 
   @Test

@@ -1,6 +1,6 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.driver.conf.ConfigOption;
+import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
 import java.math.BigDecimal;
 import java.time.Duration;

@@ -1,12 +1,13 @@
 package dev.tide.driver.conf;
 
-import static dev.tide.driver.conf.ConfigOption.booleanOption;
-import static dev.tide.driver.conf.ConfigOption.bytesOption;
-import static dev.tide.driver.conf.ConfigOption.durationOption;
-import static dev.tide.driver.conf.ConfigOption.intOption;
-import static dev.tide.driver.conf.ConfigOption.memoryMbOption;
-import static dev.tide.driver.conf.ConfigOption.stringOption;
+import static dev.tide.conf.ConfigOption.booleanOption;
+import static dev.tide.conf.ConfigOption.bytesOption;
+import static dev.tide.conf.ConfigOption.durationOption;
+import static dev.tide.conf.ConfigOption.intOption;
+import static dev.tide.conf.ConfigOption.memoryMbOption;
+import static dev.tide.conf.ConfigOption.stringOption;
 
+import dev.tide.conf.ConfigOption;
 import java.time.Duration;
 import java.util.List;
 

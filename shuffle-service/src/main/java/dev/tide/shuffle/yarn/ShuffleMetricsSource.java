@@ -30,7 +30,7 @@ import org.apache.hadoop.metrics2.lib.MutableRate;
  *       IdleConnectionsClosed, InternalErrors;
  *   <li>FetchLatencyNumOps / FetchLatencyAvgTime (microseconds, since start) and
  *       FetchLatency{N}s{50,75,90,95,99}thPercentileLatencyMicros with FetchLatency{N}sNumFetches
- *       over the last window of N seconds ({@code tide.shuffle.metrics.quantileInterval.sec}).
+ *       over the last window of N seconds ({@code tide.shuffle.metrics.quantileInterval}).
  * </ul>
  * Latency is from reading the request to the last byte of the reply handed to the kernel.
  * Thread-safe: counters are read from {@link ServerStats}; the quantiles are synchronized.

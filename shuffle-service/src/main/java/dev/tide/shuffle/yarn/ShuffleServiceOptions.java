@@ -1,157 +1,182 @@
 package dev.tide.shuffle.yarn;
 
+import static dev.tide.conf.ConfigOption.booleanOption;
+import static dev.tide.conf.ConfigOption.bytesOption;
+import static dev.tide.conf.ConfigOption.durationOption;
+import static dev.tide.conf.ConfigOption.intOption;
+import static dev.tide.conf.ConfigOption.stringOption;
+
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.ConfigOptions;
 import dev.tide.shuffle.server.ShuffleServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The {@code tide.shuffle.*} settings the NodeManager's yarn-site.xml may carry, each with its
- * key, default, meaning and accepted range in one place, and the translation into a
- * {@link ShuffleServerConfig}. Numbers are checked against their range and booleans must read
- * true or false; a bad value is refused with a message naming the key, the range and the value.
- * The admin's view of the same table is {@code shuffle-service/OPERATIONS.md}. Stateless.
+ * The {@code tide.shuffle.*} settings the NodeManager's yarn-site.xml may carry, as
+ * {@link ConfigOption}s (key, default, meaning and accepted range in one place), and the
+ * translation into a {@link ShuffleServerConfig}. Durations and sizes are written as anywhere in
+ * Hadoop ({@code 120s}, {@code 256m}); a bare number keeps the unit of the key's old name
+ * (milliseconds, bytes or seconds), and the old names ({@code tide.shuffle.idleTimeout.ms},
+ * {@code tide.shuffle.maxReply.bytes} ...) are still read, with a deprecation warning. The
+ * settings table of {@code shuffle-service/OPERATIONS.md} is generated from {@link #ALL}.
+ * Stateless.
  */
 public final class ShuffleServiceOptions {
-  /**
-   * One setting: key, default (as text), what it means, and for numbers the accepted range
-   * (inclusive; ignored for text and booleans).
-   */
-  public record Option(String key, String defaultValue, String description, long min, long max) {
-    public Option(String key, String defaultValue, String description) {
-      this(key, defaultValue, description, Long.MIN_VALUE, Long.MAX_VALUE);
-    }
-  }
+  private static final int INT_MAX = Integer.MAX_VALUE;
 
-  private static final long INT_MAX = Integer.MAX_VALUE;
-
-  public static final Option PORT = new Option("tide.shuffle.port", "7447",
-      "TCP port of the shuffle service; 0 picks an ephemeral port (tests)", 0, 65535);
-  public static final Option BIND_HOST = new Option("tide.shuffle.bindHost", "",
-      "address to bind; empty for all interfaces");
-  public static final Option STOP_ON_FAILURE = new Option("tide.shuffle.stopOnFailure", "false",
-      "fail the NodeManager when the service cannot start (otherwise it is logged and skipped)");
-  public static final Option IO_THREADS = new Option("tide.shuffle.io.threads", "2",
-      "Netty event loop threads", 1, 1024);
-  public static final Option DISK_THREADS = new Option("tide.shuffle.disk.threads", "2",
-      "threads reading index files and opening data files", 1, 1024);
-  public static final Option DISK_QUEUE = new Option("tide.shuffle.disk.queue", "1024",
-      "requests queued for the disk threads before BUSY is answered", 1, INT_MAX);
-  public static final Option INDEX_CACHE_BYTES = new Option("tide.shuffle.indexCache.bytes",
-      "16777216", "bytes of index offsets cached in memory", 0, Long.MAX_VALUE);
-  public static final Option MAX_IN_FLIGHT_BYTES = new Option("tide.shuffle.maxInFlight.bytes",
-      "4294967296", "reply bytes queued for sending over all connections before BUSY is"
-      + " answered (a reply is always admitted when nothing is in flight)", 1, Long.MAX_VALUE);
-  public static final Option MAX_IN_FLIGHT_PER_CONNECTION_BYTES = new Option(
-      "tide.shuffle.maxInFlightPerConnection.bytes", "268435456",
-      "reply bytes queued for sending on one connection before BUSY is answered (a reply is"
-      + " always admitted when the connection has nothing in flight)", 1, Long.MAX_VALUE);
-  public static final Option MAX_REPLY_BYTES = new Option("tide.shuffle.maxReply.bytes",
-      "1073741824", "largest reply (header + data) of one request", 64, INT_MAX);
-  public static final Option MAX_REQUEST_FRAME_BYTES = new Option(
-      "tide.shuffle.maxRequestFrame.bytes", "1048576",
-      "largest request frame accepted; larger ones are skipped and answered BAD_REQUEST", 64,
-      INT_MAX);
-  public static final Option MAX_BLOCKS = new Option("tide.shuffle.maxBlocksPerRequest", "10000",
-      "most blocks one request may name", 1, INT_MAX);
-  public static final Option MAX_CONNECTIONS = new Option("tide.shuffle.maxConnections", "2048",
-      "open connections; one more is answered BUSY and closed", 1, INT_MAX);
-  public static final Option MAX_UNAUTHENTICATED_CONNECTIONS = new Option(
-      "tide.shuffle.maxUnauthenticatedConnections", "1024",
-      "open connections that have not authenticated yet (above tide.shuffle.maxConnections"
-          + " counts as that); one more closes the oldest of them", 1, INT_MAX);
-  public static final Option MAX_DIRECT_MEMORY_BYTES = new Option(
-      "tide.shuffle.maxDirectMemory.bytes", "268435456",
-      "direct memory the service's buffer pool may have in use before new connections and"
-      + " requests are answered BUSY", 1, Long.MAX_VALUE);
-  public static final Option DIRECT_ARENAS = new Option("tide.shuffle.directArenas", "2",
-      "direct arenas of the service's pooled buffer allocator", 1, 256);
-  public static final Option IDLE_TIMEOUT_MS = new Option("tide.shuffle.idleTimeout.ms",
-      "120000", "a connection with no reads, no write progress and no request waiting for the"
-      + " disk for this long is closed", 1, Long.MAX_VALUE);
-  public static final Option BUSY_RETRY_AFTER_MS = new Option("tide.shuffle.busyRetryAfter.ms",
-      "1000", "retry-after sent with every BUSY answer", 0, INT_MAX);
-  public static final Option HANDSHAKE_TIMEOUT_MS = new Option(
-      "tide.shuffle.handshakeTimeout.ms", "10000", "time a connection has to authenticate", 1,
-      Long.MAX_VALUE);
-  public static final Option EPOLL = new Option("tide.shuffle.epoll.enabled", "false",
-      "use the native epoll transport when available");
-  public static final Option COPY_BELOW_BYTES = new Option("tide.shuffle.copyBelow.bytes",
-      "32768", "file ranges shorter than this are read into memory and sent together in one"
-      + " write instead of one zero-copy sendfile each (0: every range zero-copy)", 0, 1 << 20);
-  public static final Option MAX_COPIED_BYTES = new Option("tide.shuffle.maxCopied.bytes",
-      "33554432", "bytes of such copies held at once; past it ranges go zero-copy", 0,
-      Long.MAX_VALUE);
-  public static final Option METRICS_QUANTILE_INTERVAL_SEC = new Option(
-      "tide.shuffle.metrics.quantileInterval.sec", "60",
-      "window of the fetch latency percentiles published in the metrics", 1, 86400);
+  public static final ConfigOption<Integer> PORT = intOption("tide.shuffle.port", 7447, 0, 65535,
+      "TCP port of the tide_shuffle service; 0 picks a free port (tests). Applications learn it"
+      + " from the service either way.");
+  public static final ConfigOption<String> BIND_HOST = stringOption("tide.shuffle.bindHost", "",
+      "Address to bind; empty binds all interfaces.");
+  public static final ConfigOption<Boolean> STOP_ON_FAILURE = booleanOption(
+      "tide.shuffle.stopOnFailure", false, "Fail the NodeManager when the service cannot"
+      + " configure or start (a bad setting, the port in use); otherwise the failure is logged"
+      + " and the NodeManager runs without the service.");
+  public static final ConfigOption<Integer> IO_THREADS = intOption("tide.shuffle.io.threads", 2,
+      1, 1024, "Netty event loop threads.");
+  public static final ConfigOption<Integer> DISK_THREADS = intOption("tide.shuffle.disk.threads",
+      2, 1, 1024, "Threads reading index files and opening data files.");
+  public static final ConfigOption<Integer> DISK_QUEUE = intOption("tide.shuffle.disk.queue",
+      1024, 1, INT_MAX, "Requests waiting for a disk thread before BUSY is answered.");
+  public static final ConfigOption<Long> INDEX_CACHE = bytesOption("tide.shuffle.indexCache.size",
+      "16m", 0, "Memory for index offsets cached (least recently used out first).")
+      .withDeprecatedKeys("tide.shuffle.indexCache.bytes");
+  public static final ConfigOption<Long> MAX_IN_FLIGHT = bytesOption("tide.shuffle.maxInFlight",
+      "4g", 1, "Reply bytes queued for sending over all connections before BUSY is answered (a"
+      + " reply is always admitted when nothing is in flight).")
+      .withDeprecatedKeys("tide.shuffle.maxInFlight.bytes");
+  public static final ConfigOption<Long> MAX_IN_FLIGHT_PER_CONNECTION = bytesOption(
+      "tide.shuffle.maxInFlightPerConnection", "256m", 1, "Reply bytes queued for sending on one"
+      + " connection before BUSY is answered (a reply is always admitted when the connection has"
+      + " nothing in flight).").withDeprecatedKeys("tide.shuffle.maxInFlightPerConnection.bytes");
+  public static final ConfigOption<Long> MAX_REPLY = bytesOption("tide.shuffle.maxReply", "1g",
+      64, INT_MAX, "Largest reply (header and data) of one request; a larger request is answered"
+      + " BAD_REQUEST and the client must split it.")
+      .withDeprecatedKeys("tide.shuffle.maxReply.bytes");
+  public static final ConfigOption<Long> MAX_REQUEST_FRAME = bytesOption(
+      "tide.shuffle.maxRequestFrame", "1m", 64, INT_MAX, "Largest request frame accepted; larger"
+      + " ones are skipped and answered BAD_REQUEST.")
+      .withDeprecatedKeys("tide.shuffle.maxRequestFrame.bytes");
+  public static final ConfigOption<Integer> MAX_BLOCKS = intOption(
+      "tide.shuffle.maxBlocksPerRequest", 10000, 1, INT_MAX, "Most blocks one request may name.");
+  public static final ConfigOption<Integer> MAX_CONNECTIONS = intOption(
+      "tide.shuffle.maxConnections", 2048, 1, INT_MAX,
+      "Open connections; one more is answered BUSY and closed.");
+  public static final ConfigOption<Integer> MAX_UNAUTHENTICATED_CONNECTIONS = intOption(
+      "tide.shuffle.maxUnauthenticatedConnections", 1024, 1, INT_MAX, "Open connections that have"
+      + " not authenticated yet (a value above tide.shuffle.maxConnections counts as that); one"
+      + " more closes the oldest of them, so peers that never authenticate can neither take every"
+      + " connection nor keep a real client from connecting.");
+  public static final ConfigOption<Long> MAX_DIRECT_MEMORY = bytesOption(
+      "tide.shuffle.maxDirectMemory", "256m", 1, "Direct memory the service's buffer pool may have"
+      + " in use before new connections and requests are answered BUSY.")
+      .withDeprecatedKeys("tide.shuffle.maxDirectMemory.bytes");
+  public static final ConfigOption<Integer> DIRECT_ARENAS = intOption("tide.shuffle.directArenas",
+      2, 1, 256, "Direct arenas of the service's pooled buffer allocator.");
+  public static final ConfigOption<Duration> IDLE_TIMEOUT = durationOption(
+      "tide.shuffle.idleTimeout", "120s", TimeUnit.MILLISECONDS, "A connection with no reads, no"
+      + " write progress and no request waiting for the disk for this long is closed.")
+      .withCheck(d -> !d.isZero(), "must be positive")
+      .withDeprecatedKeys("tide.shuffle.idleTimeout.ms");
+  public static final ConfigOption<Duration> BUSY_RETRY_AFTER = durationOption(
+      "tide.shuffle.busyRetryAfter", "1s", TimeUnit.MILLISECONDS,
+      "Retry-after sent with every BUSY answer.")
+      .withCheck(d -> d.toMillis() <= INT_MAX, "must be at most " + INT_MAX + "ms")
+      .withDeprecatedKeys("tide.shuffle.busyRetryAfter.ms");
+  public static final ConfigOption<Duration> HANDSHAKE_TIMEOUT = durationOption(
+      "tide.shuffle.handshakeTimeout", "10s", TimeUnit.MILLISECONDS,
+      "Time a connection has to authenticate.")
+      .withCheck(d -> !d.isZero(), "must be positive")
+      .withDeprecatedKeys("tide.shuffle.handshakeTimeout.ms");
+  public static final ConfigOption<Boolean> EPOLL = booleanOption("tide.shuffle.epoll.enabled",
+      false, "Use the native epoll transport when available (NIO otherwise; both send data"
+      + " zero-copy).");
+  public static final ConfigOption<Long> COPY_BELOW = bytesOption("tide.shuffle.copyBelow",
+      "32k", 0, 1 << 20, "File ranges shorter than this are read into memory on a disk thread and"
+      + " sent with the reply's other short ranges in one write, instead of one zero-copy"
+      + " sendfile each; 0 sends every range zero-copy.")
+      .withDeprecatedKeys("tide.shuffle.copyBelow.bytes");
+  public static final ConfigOption<Long> MAX_COPIED = bytesOption("tide.shuffle.maxCopied", "32m",
+      0, "Bytes of such copies held at once over the service; past it, short ranges go zero-copy"
+      + " too.").withDeprecatedKeys("tide.shuffle.maxCopied.bytes");
+  public static final ConfigOption<Duration> METRICS_QUANTILE_INTERVAL = durationOption(
+      "tide.shuffle.metrics.quantileInterval", "60s", TimeUnit.SECONDS,
+      "Window of the fetch latency percentiles published in the metrics, in whole seconds.")
+      .withCheck(d -> d.toSeconds() >= 1 && d.toSeconds() <= 86400, "must be from 1s to 1d")
+      .withDeprecatedKeys("tide.shuffle.metrics.quantileInterval.sec");
 
   /** The NodeManager's local dirs (same key as YarnConfiguration.NM_LOCAL_DIRS). */
   public static final String NM_LOCAL_DIRS = "yarn.nodemanager.local-dirs";
 
-  public static final List<Option> ALL = List.of(PORT, BIND_HOST, STOP_ON_FAILURE, IO_THREADS,
-      DISK_THREADS, DISK_QUEUE, INDEX_CACHE_BYTES, MAX_IN_FLIGHT_BYTES,
-      MAX_IN_FLIGHT_PER_CONNECTION_BYTES, MAX_REPLY_BYTES, MAX_REQUEST_FRAME_BYTES, MAX_BLOCKS,
-      MAX_CONNECTIONS, MAX_UNAUTHENTICATED_CONNECTIONS, MAX_DIRECT_MEMORY_BYTES, DIRECT_ARENAS, IDLE_TIMEOUT_MS,
-      BUSY_RETRY_AFTER_MS, HANDSHAKE_TIMEOUT_MS, EPOLL, COPY_BELOW_BYTES, MAX_COPIED_BYTES,
-      METRICS_QUANTILE_INTERVAL_SEC);
+  /** Every setting, in the order of the docs. */
+  public static final List<ConfigOption<?>> ALL = List.of(PORT, BIND_HOST, STOP_ON_FAILURE,
+      IO_THREADS, DISK_THREADS, DISK_QUEUE, INDEX_CACHE, MAX_REQUEST_FRAME, MAX_BLOCKS, MAX_REPLY,
+      MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_CONNECTION, MAX_CONNECTIONS,
+      MAX_UNAUTHENTICATED_CONNECTIONS, MAX_DIRECT_MEMORY, DIRECT_ARENAS, IDLE_TIMEOUT,
+      BUSY_RETRY_AFTER, HANDSHAKE_TIMEOUT, EPOLL, COPY_BELOW, MAX_COPIED,
+      METRICS_QUANTILE_INTERVAL);
 
   private ShuffleServiceOptions() {}
 
   /** Lenient on purpose (Hadoop's parsing: anything but "true" is false), so that a typo here
    * can never be what takes the NodeManager down. */
   public static boolean stopOnFailure(Configuration conf) {
-    return conf.getBoolean(STOP_ON_FAILURE.key(),
-        Boolean.parseBoolean(STOP_ON_FAILURE.defaultValue()));
+    return conf.getBoolean(STOP_ON_FAILURE.key(), STOP_ON_FAILURE.defaultValue());
   }
 
   /** {@code key=value} of every setting as in effect (defaults filled in), for the log. */
   public static String describe(Configuration conf) {
-    StringBuilder out = new StringBuilder();
-    for (Option o : ALL) {
-      if (out.length() > 0) {
-        out.append(", ");
-      }
-      out.append(o.key()).append('=').append(conf.getTrimmed(o.key(), o.defaultValue()));
-    }
-    return out.toString();
+    return ConfigOptions.describe(conf, ALL);
+  }
+
+  /** {@code tide.shuffle.*} keys of {@code conf} that are no setting of the service (typos). */
+  public static Set<String> unknownKeys(Configuration conf) {
+    return ConfigOptions.unknownKeys(conf, "tide.shuffle.", ALL);
   }
 
   /** Window of the latency percentiles, in seconds. */
   public static int quantileIntervalSeconds(Configuration conf) {
-    return intValue(conf, METRICS_QUANTILE_INTERVAL_SEC);
+    return (int) METRICS_QUANTILE_INTERVAL.get(conf).toSeconds();
   }
 
   /**
-   * @throws IllegalArgumentException naming the key and the bad value
+   * Validates every setting, then builds the server's configuration.
+   *
+   * @throws IllegalArgumentException naming each bad key and its value
    */
   public static ShuffleServerConfig serverConfig(Configuration conf) {
-    String bindHost = conf.getTrimmed(BIND_HOST.key(), BIND_HOST.defaultValue());
+    ConfigOptions.validate(conf, ALL);
+    String bindHost = BIND_HOST.get(conf);
     return ShuffleServerConfig.builder()
-        .port(intValue(conf, PORT))
+        .port(PORT.get(conf))
         .bindHost(bindHost.isEmpty() ? null : bindHost)
         .localDirs(localDirs(conf))
-        .ioThreads(intValue(conf, IO_THREADS))
-        .diskThreads(intValue(conf, DISK_THREADS))
-        .diskQueueCapacity(intValue(conf, DISK_QUEUE))
-        .indexCacheBytes(longValue(conf, INDEX_CACHE_BYTES))
-        .maxInFlightBytes(longValue(conf, MAX_IN_FLIGHT_BYTES))
-        .maxInFlightBytesPerConnection(longValue(conf, MAX_IN_FLIGHT_PER_CONNECTION_BYTES))
-        .maxReplyBytes(longValue(conf, MAX_REPLY_BYTES))
-        .maxRequestFrameBytes(intValue(conf, MAX_REQUEST_FRAME_BYTES))
-        .maxBlocksPerRequest(intValue(conf, MAX_BLOCKS))
-        .maxConnections(intValue(conf, MAX_CONNECTIONS))
-        .maxUnauthenticatedConnections(intValue(conf, MAX_UNAUTHENTICATED_CONNECTIONS))
-        .maxDirectMemoryBytes(longValue(conf, MAX_DIRECT_MEMORY_BYTES))
-        .directArenas(intValue(conf, DIRECT_ARENAS))
-        .idleTimeout(Duration.ofMillis(longValue(conf, IDLE_TIMEOUT_MS)))
-        .busyRetryAfter(Duration.ofMillis(longValue(conf, BUSY_RETRY_AFTER_MS)))
-        .handshakeTimeout(Duration.ofMillis(longValue(conf, HANDSHAKE_TIMEOUT_MS)))
-        .useEpoll(booleanValue(conf, EPOLL))
-        .copyBelowBytes(intValue(conf, COPY_BELOW_BYTES))
-        .maxCopiedBytes(longValue(conf, MAX_COPIED_BYTES))
+        .ioThreads(IO_THREADS.get(conf))
+        .diskThreads(DISK_THREADS.get(conf))
+        .diskQueueCapacity(DISK_QUEUE.get(conf))
+        .indexCacheBytes(INDEX_CACHE.get(conf))
+        .maxInFlightBytes(MAX_IN_FLIGHT.get(conf))
+        .maxInFlightBytesPerConnection(MAX_IN_FLIGHT_PER_CONNECTION.get(conf))
+        .maxReplyBytes(MAX_REPLY.get(conf))
+        .maxRequestFrameBytes(Math.toIntExact(MAX_REQUEST_FRAME.get(conf)))
+        .maxBlocksPerRequest(MAX_BLOCKS.get(conf))
+        .maxConnections(MAX_CONNECTIONS.get(conf))
+        .maxUnauthenticatedConnections(MAX_UNAUTHENTICATED_CONNECTIONS.get(conf))
+        .maxDirectMemoryBytes(MAX_DIRECT_MEMORY.get(conf))
+        .directArenas(DIRECT_ARENAS.get(conf))
+        .idleTimeout(IDLE_TIMEOUT.get(conf))
+        .busyRetryAfter(BUSY_RETRY_AFTER.get(conf))
+        .handshakeTimeout(HANDSHAKE_TIMEOUT.get(conf))
+        .useEpoll(EPOLL.get(conf))
+        .copyBelowBytes(Math.toIntExact(COPY_BELOW.get(conf)))
+        .maxCopiedBytes(MAX_COPIED.get(conf))
         .build();
   }
 
@@ -171,32 +196,5 @@ public final class ShuffleServiceOptions {
       paths.add(Path.of(local));
     }
     return paths;
-  }
-
-  private static int intValue(Configuration conf, Option option) {
-    return (int) longValue(conf, option);
-  }
-
-  private static long longValue(Configuration conf, Option option) {
-    String raw = conf.getTrimmed(option.key(), option.defaultValue());
-    long value;
-    try {
-      value = Long.parseLong(raw);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option.key() + " must be an integer, got '" + raw + "'");
-    }
-    if (value < option.min() || value > option.max()) {
-      throw new IllegalArgumentException(option.key() + " must be between " + option.min()
-          + " and " + option.max() + ", got '" + raw + "'");
-    }
-    return value;
-  }
-
-  private static boolean booleanValue(Configuration conf, Option option) {
-    String raw = conf.getTrimmed(option.key(), option.defaultValue());
-    if (raw.equalsIgnoreCase("true") || raw.equalsIgnoreCase("false")) {
-      return Boolean.parseBoolean(raw);
-    }
-    throw new IllegalArgumentException(option.key() + " must be true or false, got '" + raw + "'");
   }
 }

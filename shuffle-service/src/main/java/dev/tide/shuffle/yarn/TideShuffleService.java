@@ -5,6 +5,7 @@ import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
 import dev.tide.shuffle.server.ShuffleServer;
 import dev.tide.shuffle.server.ShuffleServerConfig;
 import java.nio.ByteBuffer;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.metrics2.MetricsSource;
 import org.apache.hadoop.metrics2.MetricsSystem;
@@ -60,6 +61,11 @@ public class TideShuffleService extends AuxiliaryService {
   protected void serviceInit(Configuration conf) throws Exception {
     stopOnFailure = ShuffleServiceOptions.stopOnFailure(conf);
     LOG.info("tide_shuffle settings: {}", ShuffleServiceOptions.describe(conf));
+    Set<String> unknown = ShuffleServiceOptions.unknownKeys(conf);
+    if (!unknown.isEmpty()) {
+      LOG.warn("tide_shuffle ignores {}: no setting of the service has that name (a typo, or a"
+          + " setting of jobs, which belongs in tide-site.xml)", unknown);
+    }
     try {
       ShuffleServerConfig config = ShuffleServiceOptions.serverConfig(conf);
       ShuffleMetricsSource source =

@@ -72,6 +72,8 @@ class NodeManagerClassLoaderIT {
     // Netty inside the jar is the relocated copy, from the jar; Hadoop is shared.
     assertSame(isolated,
         isolated.loadClass("dev.tide.shaded.io.netty.channel.Channel").getClassLoader());
+    // So are Tide's typed settings (module conf-options), which the NodeManager does not have.
+    assertSame(isolated, isolated.loadClass("dev.tide.conf.ConfigOption").getClassLoader());
     assertSame(AuxiliaryService.class, isolated.loadClass(AuxiliaryService.class.getName()));
 
     AuxiliaryService service = ReflectionUtils.newInstance(

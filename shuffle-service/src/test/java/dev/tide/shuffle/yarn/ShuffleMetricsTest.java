@@ -56,7 +56,7 @@ class ShuffleMetricsTest {
     Configuration conf = new Configuration(false);
     conf.setInt(ShuffleServiceOptions.PORT.key(), 0);
     conf.set(ShuffleServiceOptions.NM_LOCAL_DIRS, nm.toString());
-    conf.setInt(ShuffleServiceOptions.METRICS_QUANTILE_INTERVAL_SEC.key(), 1);
+    conf.setInt(ShuffleServiceOptions.METRICS_QUANTILE_INTERVAL.key(), 1);
     service = new TideShuffleService(metricsSystem);
     service.init(conf);
     service.start();

@@ -239,13 +239,40 @@ class TideShuffleServiceTest {
     conf.set(ShuffleServiceOptions.MAX_CONNECTIONS.key(), "0");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ShuffleServiceOptions.serverConfig(conf));
-    assertEquals("tide.shuffle.maxConnections must be between 1 and 2147483647, got '0'",
+    assertEquals("bad value for tide.shuffle.maxConnections = '0': must be at least 1",
         e.getMessage());
     conf.set(ShuffleServiceOptions.MAX_CONNECTIONS.key(), "10");
     conf.set(ShuffleServiceOptions.EPOLL.key(), "yes");
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> ShuffleServiceOptions.serverConfig(conf)).getMessage()
-        .contains("tide.shuffle.epoll.enabled must be true or false, got 'yes'"));
+        .contains("bad value for tide.shuffle.epoll.enabled = 'yes': expected true or false"));
+  }
+
+  @Test
+  void unitsAreWrittenAsPeopleWriteThemAndOldKeysStillWork() {
+    Configuration conf = conf(0);
+    conf.set("tide.shuffle.idleTimeout.ms", "5000"); // old name, bare number in its unit
+    conf.set("tide.shuffle.maxReply.bytes", "1048576");
+    conf.set(ShuffleServiceOptions.HANDSHAKE_TIMEOUT.key(), "3s");
+    conf.set(ShuffleServiceOptions.MAX_IN_FLIGHT.key(), "2g");
+    conf.set(ShuffleServiceOptions.COPY_BELOW.key(), "16k");
+    var config = ShuffleServiceOptions.serverConfig(conf);
+    assertEquals(java.time.Duration.ofSeconds(5), config.idleTimeout());
+    assertEquals(1L << 20, config.maxReplyBytes());
+    assertEquals(java.time.Duration.ofSeconds(3), config.handshakeTimeout());
+    assertEquals(2L << 30, config.maxInFlightBytes());
+    assertEquals(16 << 10, config.copyBelowBytes());
+    conf.set("tide.shuffle.idleTimeout", "2m"); // the new name wins over the old one
+    assertEquals(java.time.Duration.ofMinutes(2),
+        ShuffleServiceOptions.serverConfig(conf).idleTimeout());
+    conf.set("tide.shuffle.maxReplyy", "1m");
+    assertEquals(java.util.Set.of("tide.shuffle.maxReplyy"),
+        ShuffleServiceOptions.unknownKeys(conf));
+    conf.set("tide.shuffle.maxReply.bytes", "lots");
+    assertEquals("bad value for tide.shuffle.maxReply.bytes (deprecated name of"
+        + " tide.shuffle.maxReply) = 'lots': expected a size such as 262144, 64k, 64m or 1g (a bare"
+        + " number is bytes)", assertThrows(IllegalArgumentException.class,
+            () -> ShuffleServiceOptions.serverConfig(conf)).getMessage());
   }
 
   @Test
