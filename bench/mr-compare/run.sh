@@ -5,10 +5,13 @@
 # stops the NodeManagers, which kill their containers. The full log goes to target/run.log,
 # the [bench] lines and tables to the terminal.
 #
-#   bench/mr-compare/run.sh [sizes=256m,1g] [reducers=2] [heapMb=256] ...   (see BenchSettings)
+#   bench/mr-compare/run.sh [workload=wordcount|terasort|both] [sizes=256m,1g] [reducers=2]
+#                           [sortReducers=4] [heapMb=256] ...   (see BenchSettings)
 #     --no-build   skip the Maven build
 #
-# Needs Tide's modules in ~/.m2: mvn -B -o -q install -DskipTests (from the repository root).
+# Needs Tide's modules in the local Maven repository: mvn -B -o -q install -DskipTests (from the
+# repository root). MAVEN_REPO_LOCAL=/some/dir makes both that repository and the one this
+# script's build reads (-Dmaven.repo.local); unset, Maven's default (~/.m2/repository).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build=1
@@ -16,8 +19,10 @@ args=()
 for a in "$@"; do
   if [[ "$a" == "--no-build" ]]; then build=0; else args+=("$a"); fi
 done
+repo_local=()
+[[ -z "${MAVEN_REPO_LOCAL:-}" ]] || repo_local=("-Dmaven.repo.local=$MAVEN_REPO_LOCAL")
 if (( build )); then
-  mvn -B -q -o -f "$here/pom.xml" package -DskipTests
+  mvn -B -q -o "${repo_local[@]}" -f "$here/pom.xml" package -DskipTests
 fi
 cd "$here"
 rm -rf target/bench-work target/test target/run.log

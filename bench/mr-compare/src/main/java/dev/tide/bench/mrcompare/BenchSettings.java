@@ -8,15 +8,19 @@ import java.util.Map;
 
 /**
  * What one benchmark run compares, from {@code key=value} arguments (each argument may hold
- * several, separated by blanks). Sizes are in bytes of generated text; the input of a size is
- * {@code size / fileBytes} files of {@code fileBytes}, each one HDFS block, so both engines get
- * one map task per file.
+ * several, separated by blanks). Sizes are in bytes of input (generated text for wordcount,
+ * TeraGen's records for terasort); the input of a size is {@code size / fileBytes} files of
+ * {@code fileBytes}, each one HDFS block, so both engines get one map task per file.
  *
  * @param work local directory of the clusters
- * @param sizes input sizes to run, ascending (the input of a size extends the previous one)
+ * @param workload what to compare: {@code wordcount}, {@code terasort} or {@code both}
+ * @param sizes input sizes to run, ascending (the wordcount input of a size extends the
+ *     previous one; TeraGen writes each terasort input afresh)
  * @param fileBytes bytes of one input file (below the block size)
  * @param blockBytes HDFS block size of the input
- * @param reducers reduce tasks of both jobs
+ * @param reducers reduce tasks of both wordcount jobs
+ * @param sortReducers reduce tasks of both sorts ({@code tide.sort.reducers},
+ *     {@code mapreduce.job.reduces}) at every size
  * @param heapMb heap of Tide's executors and of MapReduce's map and reduce tasks
  * @param overheadMb container memory beyond that heap, both engines
  * @param amHeapMb heap of both application masters (container: amHeapMb + overheadMb)
@@ -24,14 +28,23 @@ import java.util.Map;
  * @param idleTimeout Tide's {@code tide.dynamicAllocation.executorIdleTimeout}
  * @param warmUp whether one small unreported pair of jobs runs first (class loading in the
  *     NodeManagers' JVM, HDFS and YARN caches)
+ * @param quietLoad before each measured run, wait until the 1-minute load average is below
+ *     this (0: do not wait)
+ * @param quietWaitSeconds the longest such wait per run; the run starts anyway after it
+ * @param tideSortValidate whether Tide's own {@code sortvalidate} also checks Tide's sort output
+ *     (besides MapReduce's TeraValidate, which always checks both)
  */
-record BenchSettings(Path work, List<Long> sizes, long fileBytes, long blockBytes, int reducers,
-    int heapMb, int overheadMb, int amHeapMb, String javaOpts, String idleTimeout,
-    boolean warmUp) {
+record BenchSettings(Path work, String workload, List<Long> sizes, long fileBytes,
+    long blockBytes, int reducers, int sortReducers, int heapMb, int overheadMb, int amHeapMb,
+    String javaOpts, String idleTimeout, boolean warmUp, double quietLoad, int quietWaitSeconds,
+    boolean tideSortValidate) {
 
-  static final String USAGE = "MrCompareBench [work=DIR] [sizes=256m,1g] [fileBytes=32m]"
-      + " [blockBytes=64m] [reducers=2] [heapMb=256] [overheadMb=128] [amHeapMb=192]"
-      + " [javaOpts='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC'] [idleTimeout=2s] [warmUp=true]";
+  static final List<String> WORKLOADS = List.of("wordcount", "terasort", "both");
+  static final String USAGE = "MrCompareBench [work=DIR] [workload=wordcount|terasort|both]"
+      + " [sizes=256m,1g] [fileBytes=32m] [blockBytes=64m] [reducers=2] [sortReducers=4]"
+      + " [heapMb=256] [overheadMb=128] [amHeapMb=192]"
+      + " [javaOpts='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC'] [idleTimeout=2s] [warmUp=true]"
+      + " [quietLoad=0] [quietWaitSeconds=300] [tideSortValidate=true]";
 
   static BenchSettings parse(String[] args) {
     Map<String, String> values = new HashMap<>();
@@ -53,16 +66,21 @@ record BenchSettings(Path work, List<Long> sizes, long fileBytes, long blockByte
     }
     BenchSettings settings = new BenchSettings(
         Path.of(take(values, "work", "target/bench-work")),
+        take(values, "workload", "wordcount"),
         List.copyOf(sizes),
         bytes("fileBytes", take(values, "fileBytes", "32m")),
         bytes("blockBytes", take(values, "blockBytes", "64m")),
         Integer.parseInt(take(values, "reducers", "2")),
+        Integer.parseInt(take(values, "sortReducers", "4")),
         Integer.parseInt(take(values, "heapMb", "256")),
         Integer.parseInt(take(values, "overheadMb", "128")),
         Integer.parseInt(take(values, "amHeapMb", "192")),
         take(values, "javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"),
         take(values, "idleTimeout", "2s"),
-        Boolean.parseBoolean(take(values, "warmUp", "true")));
+        Boolean.parseBoolean(take(values, "warmUp", "true")),
+        Double.parseDouble(take(values, "quietLoad", "0")),
+        Integer.parseInt(take(values, "quietWaitSeconds", "300")),
+        Boolean.parseBoolean(take(values, "tideSortValidate", "true")));
     if (!values.isEmpty()) {
       throw new IllegalArgumentException("unknown settings " + values.keySet() + "; " + USAGE);
     }
@@ -71,6 +89,13 @@ record BenchSettings(Path work, List<Long> sizes, long fileBytes, long blockByte
   }
 
   private void validate() {
+    if (!WORKLOADS.contains(workload)) {
+      throw new IllegalArgumentException("workload must be one of " + WORKLOADS + ": '"
+          + workload + "'");
+    }
+    if (sortReducers < 1) {
+      throw new IllegalArgumentException("sortReducers must be at least 1: " + sortReducers);
+    }
     for (int i = 0; i < sizes.size(); i++) {
       if (sizes.get(i) % fileBytes != 0 || (i > 0 && sizes.get(i) <= sizes.get(i - 1))) {
         throw new IllegalArgumentException("sizes must ascend and be multiples of fileBytes ("
@@ -82,6 +107,10 @@ record BenchSettings(Path work, List<Long> sizes, long fileBytes, long blockByte
       throw new IllegalArgumentException("blockBytes (" + blockBytes
           + ") must exceed fileBytes (" + fileBytes + ") by 1 MiB: one block per file");
     }
+  }
+
+  boolean runs(String name) {
+    return workload.equals(name) || workload.equals("both");
   }
 
   /** Input files of {@code size} bytes. */

@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * One wordcount run of one engine over one input size.
+ * One run of one engine over one input size (a wordcount or a sort).
  *
  * @param engine "Tide" or "MapReduce"
  * @param size the nominal input size of the run (bytes)
@@ -12,14 +12,40 @@ import java.util.TreeSet;
  * @param appId the YARN application
  * @param wallMillis from the client's submission to the RM reporting the application ended
  * @param usage what YARN reports about the ended application
- * @param outputCheck "exact" when the output equals the generator's counts, otherwise what
+ * @param outputCheck for wordcount "exact" when the output equals the generator's counts; for
+ *     a sort "valid" when TeraValidate found no error and the checksums match; otherwise what
  *     differed
+ * @param tideTasks Tide's task figures from its event log, null for MapReduce
+ * @param loadBefore /proc/loadavg just before the run, "" if not recorded
+ * @param loadAfter /proc/loadavg just after the run, "" if not recorded
  */
 record EngineRun(String engine, long size, long inputBytes, String appId, long wallMillis,
-    ApplicationUsage usage, String outputCheck) {
+    ApplicationUsage usage, String outputCheck, TideTaskFigures tideTasks, String loadBefore,
+    String loadAfter) {
 
+  EngineRun(String engine, long size, long inputBytes, String appId, long wallMillis,
+      ApplicationUsage usage, String outputCheck) {
+    this(engine, size, inputBytes, appId, wallMillis, usage, outputCheck, null, "", "");
+  }
+
+  /** The output was checked and found right ("exact" counts, or a "valid" sort). */
   boolean exact() {
-    return usage.succeeded() && outputCheck.equals("exact");
+    return usage.succeeded() && (outputCheck.equals("exact") || outputCheck.equals("valid"));
+  }
+
+  EngineRun withCheck(String check) {
+    return new EngineRun(engine, size, inputBytes, appId, wallMillis, usage, check, tideTasks,
+        loadBefore, loadAfter);
+  }
+
+  EngineRun withTideTasks(TideTaskFigures figures) {
+    return new EngineRun(engine, size, inputBytes, appId, wallMillis, usage, outputCheck,
+        figures, loadBefore, loadAfter);
+  }
+
+  EngineRun withLoad(String before, String after) {
+    return new EngineRun(engine, size, inputBytes, appId, wallMillis, usage, outputCheck,
+        tideTasks, before, after);
   }
 
   /** "exact", or how many words are missing, extra or miscounted, with a first example. */

@@ -17,6 +17,7 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
  */
 final class SideBySideCluster implements AutoCloseable {
   static final String MAPREDUCE_SHUFFLE = "mapreduce_shuffle";
+  static final String TIDE_EVENT_LOG_DIR = "/tide-events";
   private static final int NODE_MANAGERS = 2;
 
   private final EmbeddedCluster cluster;
@@ -58,7 +59,10 @@ final class SideBySideCluster implements AutoCloseable {
     return cluster.yarn();
   }
 
-  /** A client configuration for Tide's wordcount. */
+  /**
+   * A client configuration for Tide's wordcount and sort; each application writes its event log
+   * to {@link #TIDE_EVENT_LOG_DIR} in HDFS.
+   */
   Configuration tideConf() {
     Configuration conf = cluster.clientConf();
     conf.set("tide.executor.memory", settings.heapMb() + "m");
@@ -68,6 +72,8 @@ final class SideBySideCluster implements AutoCloseable {
     conf.set("tide.am.memoryOverhead", settings.overheadMb() + "m");
     conf.set("tide.am.javaOpts", settings.javaOpts());
     conf.setInt("tide.wordcount.reducers", settings.reducers());
+    conf.setInt("tide.sort.reducers", settings.sortReducers());
+    conf.set("tide.eventLog.dir", conf.get("fs.defaultFS") + TIDE_EVENT_LOG_DIR);
     conf.set("tide.dynamicAllocation.executorIdleTimeout", settings.idleTimeout());
     return conf;
   }
@@ -107,6 +113,17 @@ final class SideBySideCluster implements AutoCloseable {
     // No JobHistoryServer runs: the client takes a finished job's state from the RM.
     conf.set("mapreduce.jobhistory.address", "");
     conf.set("yarn.app.mapreduce.am.staging-dir", "/mr-staging");
+    // Tools that wait with Job.waitForCompletion (TeraGen, TeraSort, TeraValidate) poll as
+    // Tide's client does here, not every 5 s.
+    conf.setInt("mapreduce.client.completion.pollinterval", 250);
+    conf.setInt("mapreduce.client.progressmonitor.pollinterval", 250);
+    return conf;
+  }
+
+  /** {@link #mapReduceConf()} with {@code sortReducers} reduce tasks, for TeraSort. */
+  Configuration mapReduceSortConf() {
+    Configuration conf = mapReduceConf();
+    conf.setInt("mapreduce.job.reduces", settings.sortReducers());
     return conf;
   }
 
