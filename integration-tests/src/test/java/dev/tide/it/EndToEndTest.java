@@ -393,8 +393,14 @@ class EndToEndTest {
     String user = UserGroupInformation.getCurrentUser().getShortUserName();
     org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path("/user/" + user
         + "/.tide-staging");
+    // The AM deletes its staging directory as it ends, just after the client saw it finish.
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (fs.exists(staging) && fs.listStatus(staging).length > 0
+        && System.currentTimeMillis() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(100); // polling interval
+    }
     assertTrue(!fs.exists(staging) || fs.listStatus(staging).length == 0,
-        "the client removed its staging directory");
+        "the AM removed the application's staging directory");
   }
 
   @Test
