@@ -1,6 +1,7 @@
 package dev.tide.executor;
 
 import dev.tide.driver.job.Record;
+import dev.tide.executor.sort.CloseAll;
 import dev.tide.executor.sort.FetchedSegments;
 import dev.tide.executor.sort.RecordMerger;
 import dev.tide.executor.sort.SortedRecords;
@@ -151,21 +152,7 @@ final class ShuffleSegments implements AutoCloseable {
   /** Deletes what was written to local disk; safe to call twice. */
   @Override
   public void close() throws IOException {
-    IOException first = null;
-    for (FetchedSegments input : fetched) {
-      try {
-        input.close();
-      } catch (IOException e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
+    CloseAll.of(fetched);
   }
 
   private void fetchAll() throws IOException {

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,7 +16,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -178,17 +175,8 @@ class CachedDataTest {
    * this job has started plan {@code plans}; else null.
    */
   private static String holderContainer(FileSystem fs, String job, int plans) throws Exception {
-    Path eventDir = new Path(EVENTS);
-    if (!fs.exists(eventDir)) {
-      return null;
-    }
-    for (FileStatus log : fs.listStatus(eventDir)) {
-      List<EventLine> events;
-      try (var in = fs.open(log.getPath())) {
-        events = EventLine.readAll(in);
-      }
-      if (!JobRun.named(events, "jobEnd").isEmpty() || JobRun.named(events, "jobStart")
-          .stream().noneMatch(e -> e.get("job").equals(job))
+    for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+      if (JobRun.named(events, "jobStart").stream().noneMatch(e -> e.get("job").equals(job))
           || JobRun.named(events, "planStart").size() < plans) {
         continue;
       }
@@ -270,25 +258,6 @@ class CachedDataTest {
   }
 
   private static List<String> lines(FileSystem fs, String path) throws Exception {
-    List<String> lines = new ArrayList<>();
-    Path p = new Path(path);
-    List<Path> files = new ArrayList<>();
-    if (fs.getFileStatus(p).isFile()) {
-      files.add(p);
-    } else {
-      for (FileStatus s : fs.listStatus(p)) {
-        if (s.getPath().getName().startsWith("part-")) {
-          files.add(s.getPath());
-        }
-      }
-      files.sort(null);
-    }
-    for (Path file : files) {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(fs.open(file),
-          StandardCharsets.UTF_8))) {
-        in.lines().forEach(lines::add);
-      }
-    }
-    return lines;
+    return JobRun.outputLines(fs, path);
   }
 }

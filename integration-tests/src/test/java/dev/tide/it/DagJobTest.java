@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
 import dev.tide.shuffle.ShuffleLayout;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -342,36 +339,17 @@ class DagJobTest {
 
   /** The id of a running application that has started a task of this stage, or null. */
   private static String appRunningStage(FileSystem fs, String stage) throws Exception {
-    Path eventDir = new Path(EVENTS);
-    if (!fs.exists(eventDir)) {
-      return null; // no application has started yet
-    }
-    for (FileStatus log : fs.listStatus(eventDir)) {
-      List<EventLine> events;
-      try (var in = fs.open(log.getPath())) {
-        events = EventLine.readAll(in);
-      }
-      if (JobRun.named(events, "jobEnd").isEmpty() && JobRun.named(events, "taskStart").stream()
+    for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+      if (JobRun.named(events, "taskStart").stream()
           .anyMatch(e -> stage.equals(e.get("stage")))) {
-        return JobRun.named(events, "jobStart").get(0).get("app");
+        return JobRun.appId(events);
       }
     }
     return null;
   }
 
-  /** Every line of every part file under {@code dir}, in file order. */
   private static List<String> lines(FileSystem fs, String dir) throws Exception {
-    List<String> lines = new ArrayList<>();
-    for (String name : names(fs, dir)) {
-      if (!name.startsWith("part-")) {
-        continue;
-      }
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(
-          fs.open(new Path(dir, name)), StandardCharsets.UTF_8))) {
-        in.lines().forEach(lines::add);
-      }
-    }
-    return lines;
+    return JobRun.outputLines(fs, dir);
   }
 
   private static List<String> names(FileSystem fs, String dir) throws Exception {

@@ -30,7 +30,6 @@ import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEvent;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEventType;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -275,18 +274,9 @@ class EndToEndTest {
 
   /** The id of a running sleep application that has started a task of this kind, or null. */
   private static String runningApp(FileSystem fs, String kind) throws Exception {
-    org.apache.hadoop.fs.Path eventDir = new org.apache.hadoop.fs.Path(EVENTS);
-    if (!fs.exists(eventDir)) {
-      return null; // no application has started yet
-    }
-    for (FileStatus log : fs.listStatus(eventDir)) {
-      List<EventLine> events;
-      try (var in = fs.open(log.getPath())) {
-        events = EventLine.readAll(in);
-      }
-      if (JobRun.named(events, "jobEnd").isEmpty() && JobRun.named(events, "taskStart").stream()
-          .anyMatch(e -> e.get("kind").equals(kind))) {
-        return JobRun.named(events, "jobStart").get(0).get("app");
+    for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+      if (JobRun.named(events, "taskStart").stream().anyMatch(e -> e.get("kind").equals(kind))) {
+        return JobRun.appId(events);
       }
     }
     return null;
@@ -294,18 +284,8 @@ class EndToEndTest {
 
   /** A container whose executor has started a task, from the live event log, or null. */
   private static String runningExecutorContainer(FileSystem fs) throws Exception {
-    org.apache.hadoop.fs.Path eventDir = new org.apache.hadoop.fs.Path(EVENTS);
-    if (!fs.exists(eventDir)) {
-      return null; // no application has started yet
-    }
-    for (FileStatus log : fs.listStatus(eventDir)) {
-      List<EventLine> events;
-      try (var in = fs.open(log.getPath())) {
-        events = EventLine.readAll(in);
-      }
-      if (!JobRun.named(events, "jobEnd").isEmpty()
-          || JobRun.named(events, "jobStart").stream()
-              .noneMatch(e -> e.get("job").equals("sleep"))) {
+    for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+      if (JobRun.named(events, "jobStart").stream().noneMatch(e -> e.get("job").equals("sleep"))) {
         continue;
       }
       Set<String> busy = new HashSet<>();

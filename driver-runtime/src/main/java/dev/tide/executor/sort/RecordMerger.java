@@ -58,20 +58,6 @@ public final class RecordMerger implements SortedRecords {
 
   @Override
   public void close() throws IOException {
-    IOException first = null;
-    for (SortedRecords in : inputs) {
-      try {
-        in.close();
-      } catch (IOException e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
+    CloseAll.of(inputs);
   }
 }
