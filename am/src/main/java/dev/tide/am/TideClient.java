@@ -187,7 +187,10 @@ public final class TideClient extends Configured implements Tool {
         try {
           Runtime.getRuntime().removeShutdownHook(killHook);
         } catch (IllegalStateException e) {
-          // JVM already shutting down: the hook is running or ran.
+          // JVM shutting down (Ctrl-C): the hook is killing the application with this client.
+          // It may still be polling the RM when the monitor sees the end; stopping the client
+          // under it would leave it retrying a closed connection for the RM connect timeout.
+          awaitHook(killHook);
         }
         if (!amStarted) {
           // Never submitted, or ended before its AM ran: nobody else will delete it.
@@ -376,6 +379,14 @@ public final class TideClient extends Configured implements Tool {
       (succeeded ? out : err).println(appId + " diagnostics: " + diagnostics);
     }
     return succeeded ? 0 : 1;
+  }
+
+  private static void awaitHook(Thread hook) {
+    try {
+      hook.join(60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void killIfRunning(YarnClient yarn, ApplicationId appId, StagingArea staging) {
