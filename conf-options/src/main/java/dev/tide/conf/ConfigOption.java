@@ -231,6 +231,18 @@ public final class ConfigOption<T> {
         .withCheck(v -> v >= min && v <= max, range(min, max, Long.MAX_VALUE, ""));
   }
 
+  /** A decimal number such as {@code 0.2}; use {@link #withCheck} for its range. */
+  public static ConfigOption<Double> doubleOption(String key, double defaultValue,
+      String description) {
+    return of(key, "a decimal number such as 0.5", Double.toString(defaultValue), text -> {
+      double value = Double.parseDouble(text);
+      if (Double.isNaN(value) || Double.isInfinite(value)) {
+        throw new IllegalArgumentException(text);
+      }
+      return value;
+    }, description);
+  }
+
   /** {@code true} or {@code false} (any case); anything else is refused, not read as false. */
   public static ConfigOption<Boolean> booleanOption(String key, boolean defaultValue,
       String description) {

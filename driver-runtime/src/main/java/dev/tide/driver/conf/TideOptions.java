@@ -2,6 +2,7 @@ package dev.tide.driver.conf;
 
 import static dev.tide.conf.ConfigOption.booleanOption;
 import static dev.tide.conf.ConfigOption.bytesOption;
+import static dev.tide.conf.ConfigOption.doubleOption;
 import static dev.tide.conf.ConfigOption.durationOption;
 import static dev.tide.conf.ConfigOption.intOption;
 import static dev.tide.conf.ConfigOption.memoryMbOption;
@@ -10,6 +11,7 @@ import static dev.tide.conf.ConfigOption.stringOption;
 import dev.tide.conf.ConfigOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Every setting of the driver and executors, with its default. conf/tide-site.xml mirrors it. */
 public final class TideOptions {
@@ -115,6 +117,89 @@ public final class TideOptions {
           + " backlog period) or headroom (ask at once for what the queue can grant now, up to"
           + " what the tasks need).");
 
+  // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
+  public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =
+      durationOption("tide.streaming.batchInterval", "2s",
+          "A streaming job runs one batch over the records of each interval of this length.")
+          .withCheck(d -> !d.isZero(), "must be above 0");
+  public static final ConfigOption<Duration> STREAMING_STOP_AFTER =
+      durationOption("tide.streaming.stopAfter", "0",
+          "A streaming job stops after this long (after the running batch ends); 0 runs until"
+          + " it is stopped or killed.");
+  public static final ConfigOption<String> STREAMING_CHECKPOINT_DIR =
+      stringOption("tide.streaming.checkpointDir", "",
+          "Where a streaming job records which input each batch took (any Hadoop FileSystem"
+          + " URI), so that a resubmitted job continues where the last one stopped; empty means"
+          + " <output>/_checkpoint.");
+  public static final ConfigOption<String> STREAMING_RATE_SCHEDULE =
+      stringOption("tide.streaming.rate.schedule", "1000@0s",
+          "Records per second of the rate source: steps rate@time (1000@0s,4000@120s), a ramp"
+          + " ramp(from,to,duration), or sine(mean,amplitude,period).");
+  public static final ConfigOption<Duration> STREAMING_RATE_COST =
+      durationOption("tide.streaming.rate.cost", "1ms", TimeUnit.MICROSECONDS,
+          "CPU time the rate source's mapper spends on each record.");
+  public static final ConfigOption<Integer> STREAMING_RATE_SPLITS =
+      intOption("tide.streaming.rate.splits", 16, 1,
+          "Map tasks per batch of the rate source (records are split evenly among them).");
+
+  public static final ConfigOption<Boolean> SDA_ENABLED =
+      booleanOption("tide.streaming.dynamicAllocation.enabled", false,
+          "Size a streaming job's executors by its batches' processing time (instead of the"
+          + " batch policy, which is then off for the job; enabling both is refused).");
+  public static final ConfigOption<String> SDA_POLICY =
+      stringOption("tide.streaming.dynamicAllocation.policy", "proportional",
+          "seed (the source design's rule) or proportional (sizes from measured cost per"
+          + " record).");
+  public static final ConfigOption<Integer> SDA_MIN_EXECUTORS =
+      intOption("tide.streaming.dynamicAllocation.minExecutors", 0, 0,
+          "Lower bound on a streaming job's executors.");
+  public static final ConfigOption<Integer> SDA_MAX_EXECUTORS =
+      intOption("tide.streaming.dynamicAllocation.maxExecutors", 50, 1,
+          "Upper bound on a streaming job's executors; seed asks for all of them when a batch"
+          + " is delayed.");
+  public static final ConfigOption<Integer> SDA_INITIAL_EXECUTORS =
+      intOption("tide.streaming.dynamicAllocation.initialExecutors", -1, -1,
+          "Executors a streaming job starts with; -1 means max(minExecutors, 1).");
+  public static final ConfigOption<Boolean> SDA_DEBUG =
+      booleanOption("tide.streaming.dynamicAllocation.debug", false,
+          "Log each evaluation's inputs and result at INFO.");
+  public static final ConfigOption<Integer> SDA_RELEASE_ROUNDS =
+      intOption("tide.streaming.dynamicAllocation.releaseRounds", 5, 1,
+          "seed: executors found surplus are removed over this many batches.");
+  public static final ConfigOption<Integer> SDA_REMEMBER_BATCH_SIZE =
+      intOption("tide.streaming.dynamicAllocation.rememberBatchSize", 1, 1,
+          "seed: processing time is the mean of this many last completed batches.");
+  public static final ConfigOption<Integer> SDA_DELAY_ROUNDS =
+      intOption("tide.streaming.dynamicAllocation.delay.rounds", 10, 0,
+          "seed: batches submitted before the policy first acts.");
+  public static final ConfigOption<Double> SDA_RESERVE_RATE =
+      doubleOption("tide.streaming.dynamicAllocation.reserveRate", 0.2,
+          "seed: fraction of the interval kept free of processing; from 0 up to (not"
+          + " including) 1.")
+          .withCheck(r -> r >= 0 && r < 1, "must be at least 0 and below 1");
+  public static final ConfigOption<Double> SDA_TARGET_UTILIZATION =
+      doubleOption("tide.streaming.dynamicAllocation.proportional.targetUtilization", 0.7,
+          "proportional: busy fraction of the executors' time the size aims at; above 0, at"
+          + " most 1.")
+          .withCheck(r -> r > 0 && r <= 1, "must be above 0 and at most 1");
+  public static final ConfigOption<Duration> SDA_CATCH_UP_TIME =
+      durationOption("tide.streaming.dynamicAllocation.proportional.catchUpTime", "30s",
+          "proportional: waiting batches' records are sized to be cleared within this time.")
+          .withCheck(d -> !d.isZero(), "must be above 0");
+  public static final ConfigOption<Double> SDA_SCALE_DOWN_MARGIN =
+      doubleOption("tide.streaming.dynamicAllocation.proportional.scaleDownMargin", 0.2,
+          "proportional: scale down only when the size is below the executors by this fraction;"
+          + " from 0 up to (not including) 1.")
+          .withCheck(r -> r >= 0 && r < 1, "must be at least 0 and below 1");
+  public static final ConfigOption<Integer> SDA_SCALE_DOWN_BATCHES =
+      intOption("tide.streaming.dynamicAllocation.proportional.scaleDownBatches", 3, 1,
+          "proportional: ... for this many batches in a row.");
+  public static final ConfigOption<Double> SDA_MAX_SCALE_DOWN_STEP =
+      doubleOption("tide.streaming.dynamicAllocation.proportional.maxScaleDownStep", 0.5,
+          "proportional: at most this fraction of the executors is removed at once; above 0,"
+          + " at most 1.")
+          .withCheck(r -> r > 0 && r <= 1, "must be above 0 and at most 1");
+
   // Settings of the built-in jobs (dev.tide.driver.jobs); a job reads its settings from here so
   // that conf/tide-site.xml and its test see them.
   public static final ConfigOption<Integer> WORDCOUNT_REDUCERS =
@@ -146,6 +231,12 @@ public final class TideOptions {
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
+        STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
+        STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPLITS,
+        SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,
+        SDA_DEBUG, SDA_RELEASE_ROUNDS, SDA_REMEMBER_BATCH_SIZE, SDA_DELAY_ROUNDS,
+        SDA_RESERVE_RATE, SDA_TARGET_UTILIZATION, SDA_CATCH_UP_TIME, SDA_SCALE_DOWN_MARGIN,
+        SDA_SCALE_DOWN_BATCHES, SDA_MAX_SCALE_DOWN_STEP,
         WORDCOUNT_REDUCERS, WORDCOUNT_SPLIT_SIZE, SORT_REDUCERS, SORT_RECORD_BYTES,
         SORT_KEY_BYTES, SORT_SAMPLES);
   }
