@@ -115,7 +115,7 @@ public final class AmOptions {
    * Set by the client in tide-job.xml, never by users: the application's staging directory,
    * which the AM deletes at its end.
    */
-  public static final String STAGING_APP_DIR_KEY = "tide.yarn.internal.stagingDir";
+  public static final String STAGING_APP_DIR_KEY = dev.tide.driver.Driver.STAGING_APP_DIR_KEY;
 
   public static List<ConfigOption<?>> all() {
     return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,

@@ -2,10 +2,13 @@ package dev.tide.am;
 
 import dev.tide.am.ClientCommand.UsageException;
 import dev.tide.driver.UserClassLoader;
+import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
+import dev.tide.driver.streaming.RateSchedule;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -54,9 +57,18 @@ final class JobPreflight {
       TideJob job = newJob(command, remoteJars);
       if (job != null) {
         try {
-          job.checkArguments(new JobContext(conf, command.jobArgs()));
+          JobContext context = new JobContext(conf, command.jobArgs());
+          job.checkArguments(context);
+          if (job instanceof StreamingJob stream) {
+            StreamingSettings.checkNotBothEnabled(conf);
+            StreamingSettings.from(conf);
+            RateSchedule.parse(TideOptions.STREAMING_RATE_SCHEDULE.get(conf));
+            stream.checkSource(context);
+          }
         } catch (IllegalArgumentException e) {
           throw new UsageException(e.getMessage());
+        } catch (IOException e) {
+          throw new UsageException("job " + command.job() + ": " + e.getMessage());
         }
       }
     } finally {

@@ -39,6 +39,7 @@ public final class JobStatusText {
     line(text, "targetExecutors", status.targetExecutors());
     line(text, "progress", status.progress());
     line(text, "waitingReason", status.waitingReason().replace('\n', ' '));
+    line(text, "streaming", status.streaming().replace('\n', ' '));
     return text.toString();
   }
 
@@ -56,7 +57,7 @@ public final class JobStatusText {
         intField(fields, "tasksTotal"), intField(fields, "pendingTasks"),
         intField(fields, "runningTasks"), intField(fields, "executorsRunning"),
         intField(fields, "targetExecutors"), floatField(fields, "progress"),
-        fields.getOrDefault("waitingReason", ""));
+        fields.getOrDefault("waitingReason", ""), fields.getOrDefault("streaming", ""));
   }
 
   private static void line(StringBuilder text, String key, Object value) {

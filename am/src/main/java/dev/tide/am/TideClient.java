@@ -60,13 +60,17 @@ import org.slf4j.LoggerFactory;
 public final class TideClient extends Configured implements Tool {
   private static final Logger LOG = LoggerFactory.getLogger(TideClient.class);
   public static final String APPLICATION_TYPE = "TIDE";
+  static final String STOP_COMMAND = "stop";
   static final String USAGE = String.join("\n",
       "usage: tide [--jar JAR] [--detach] [generic options] <job> [job args...] [-D key=value ...]",
       "       yarn jar tide-app.jar (the same arguments)",
       "  <job>         a built-in job: wordcount <input> <output>, or sleep [-m maps] [-r reduces]",
       "                [-mt ms] [-rt ms] [-b bytesPerMap] [-rd ms] [-o output];",
+      "                sort, sortvalidate, kmeans; streaming: stream-wordcount <in dir> <output>,",
+      "                stream-rate <output>;",
       "                or the class name of a dev.tide.driver.job.TideJob (public no-arg",
       "                constructor) in --jar, in -libjars or on Tide's classpath",
+      "       tide stop <appId>   a streaming application ends after its running batch",
       "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
       "  --detach      return once the application runs (as tide.client.detach=true)",
       "  -h, --help    print this text",
@@ -144,6 +148,9 @@ public final class TideClient extends Configured implements Tool {
     }
     String job = command.job();
     List<String> jobArgs = command.jobArgs();
+    if (job.equals(STOP_COMMAND) && command.jar().isEmpty()) {
+      return stop(conf, jobArgs);
+    }
 
     YarnClient yarn = YarnClient.createYarnClient();
     yarn.init(conf);
@@ -200,6 +207,35 @@ public final class TideClient extends Configured implements Tool {
     } finally {
       yarn.stop();
     }
+  }
+
+  /**
+   * {@code tide stop <appId>}: asks a running streaming application to stop after its running
+   * batch, by a marker file in its staging directory, which its driver checks twice a second.
+   */
+  private int stop(Configuration conf, List<String> args) throws IOException {
+    if (args.size() != 1) {
+      err.println("tide: usage: tide stop <applicationId>");
+      return 2;
+    }
+    ApplicationId appId;
+    try {
+      appId = ApplicationId.fromString(args.get(0));
+    } catch (IllegalArgumentException e) {
+      err.println("tide: '" + args.get(0) + "' is not an application id (application_..._...)");
+      return 2;
+    }
+    FileSystem fs = FileSystem.get(conf);
+    Path dir = new Path(AmOptions.stagingDir(conf, fs), appId.toString());
+    if (!fs.exists(dir)) {
+      err.println("tide: " + appId + " has no staging directory " + fs.makeQualified(dir)
+          + ": it is not a running Tide application of this user (or it has ended)");
+      return 1;
+    }
+    fs.create(new Path(dir, dev.tide.driver.Driver.STOP_MARKER), true).close();
+    out.println("Asked " + appId + " to stop after its running batch (a streaming job; other"
+        + " jobs ignore it)");
+    return 0;
   }
 
   /**

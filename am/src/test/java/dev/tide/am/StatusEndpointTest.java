@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The AM's /status endpoint and the client's reader of it, over real HTTP. */
 class StatusEndpointTest {
   private static final JobStatus STATUS =
-      new JobStatus("wordcount", 1, 2, 12, 40, 20, 8, 3, 4, 0.3f, "");
+      new JobStatus("wordcount", 1, 2, 12, 40, 20, 8, 3, 4, 0.3f, "", "");
 
   @Test
   void textRoundTrip() {
@@ -25,10 +25,15 @@ class StatusEndpointTest {
   @Test
   void waitingReasonFollowsTheCountsAndMayBeAbsent() {
     JobStatus waiting = new JobStatus("wordcount", 2, 2, 25, 26, 1, 0, 0, 1, 0.96f,
-        "nodes excluded h2,h3 (executor failures)");
+        "nodes excluded h2,h3 (executor failures)", "");
     assertEquals(waiting, JobStatusText.parse(JobStatusText.format(waiting)));
     assertEquals("stage 2/2, tasks 25/26, executors 0 (target 1), waiting: nodes excluded h2,h3"
         + " (executor failures)", waiting.describe());
+    JobStatus stream = new JobStatus("stream-rate", 1, 2, 3, 17, 14, 3, 2, 4, 0.2f, "",
+        "batch 1700000002000 running, 12 done, last 2000 records in 1300 ms (delay 0 ms)");
+    assertEquals(stream, JobStatusText.parse(JobStatusText.format(stream)));
+    assertEquals("batch 1700000002000 running, 12 done, last 2000 records in 1300 ms (delay 0"
+        + " ms), executors 2 (target 4)", stream.describe());
 
     String fromAnOlderAm = JobStatusText.format(STATUS).replace("waitingReason=\n", "");
     assertEquals(STATUS, JobStatusText.parse(fromAnOlderAm));

@@ -3,6 +3,8 @@ package dev.tide.driver;
 import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
+import dev.tide.driver.alloc.StreamingAllocationPolicy;
+import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.JobArgs;
@@ -10,11 +12,14 @@ import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
+import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
 import dev.tide.driver.scheduler.JobScheduler;
+import dev.tide.driver.streaming.StreamDriver;
+import dev.tide.driver.streaming.StreamRunner;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -32,6 +37,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +57,13 @@ public final class Driver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
   private static final long TICK_MILLIS = 100;
   private static final long TIMELINE_MILLIS = 1000;
+  /**
+   * The key under which the client names the application's staging directory in the job's
+   * settings (the AM's {@code AmOptions.STAGING_APP_DIR_KEY}).
+   */
+  public static final String STAGING_APP_DIR_KEY = "tide.yarn.internal.stagingDir";
+  /** A file in the staging directory that asks a stream to stop after its running batch. */
+  public static final String STOP_MARKER = "STOP";
 
   private final Configuration conf;
   private final String appId;
@@ -76,6 +90,14 @@ public final class Driver implements AutoCloseable {
   private int lastTarget = -1;
   private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
+  /** A streaming job's policy when tide.streaming.dynamicAllocation is on; else null. */
+  private StreamingAllocationPolicy streamingPolicy;
+  private boolean streaming;
+  private String streamLine = "";
+  private String lastBatch = "";
+  private long batchesDone;
+  /** Executors added or removed so far: a batch during which it changed is not measured. */
+  private long executorChanges;
   private volatile JobStatus status;
   /** Every executor id that ever registered; read by the AM's launch watchdog. */
   private final Set<String> everRegistered = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -100,7 +122,7 @@ public final class Driver implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f, "");
+    this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f, "", "");
   }
 
   /** Starts the RPC server; returns the address executors connect to. */
@@ -239,9 +261,206 @@ public final class Driver implements AutoCloseable {
     }
     PlanSession session = new PlanSession(context,
         (plan, done) -> post(() -> startPlan(plan, done)));
+    if (job instanceof StreamingJob streamingJob) {
+      try {
+        startStream();
+      } catch (IllegalArgumentException e) {
+        finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
+        return;
+      }
+      StreamRunner runner = new StreamRunner(streamingJob, new StreamHooks(session));
+      Thread jobThread = new Thread(() -> runStream(jobName, runner), "tide-stream");
+      jobThread.setDaemon(true);
+      jobThread.start();
+      return;
+    }
     Thread jobThread = new Thread(() -> runJob(jobName, job, session), "tide-job");
     jobThread.setDaemon(true);
     jobThread.start();
+  }
+
+  /**
+   * A streaming job: with tide.streaming.dynamicAllocation on, its policy replaces the batch
+   * policy and the initial executors are asked for now, before the first batch.
+   */
+  private void startStream() {
+    streaming = true;
+    StreamingSettings.checkNotBothEnabled(conf);
+    StreamingSettings settings = StreamingSettings.from(conf);
+    LOG.info("Streaming job: {}", settings.describe());
+    streamLine = "waiting for the first batch";
+    if (settings.enabled()) {
+      streamingPolicy = StreamingAllocationPolicy.create(settings);
+      lastTarget = settings.initialExecutors();
+      allocationClient.requestTotalExecutors(lastTarget, 0, Map.of());
+    }
+  }
+
+  /** On the job thread: runs a stream until it stops, then ends the job. */
+  private void runStream(String jobName, StreamRunner runner) {
+    JobResult end;
+    try {
+      end = JobResult.success(runner.run());
+    } catch (JobSession.JobFailedException e) {
+      end = JobResult.failure(e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      end = JobResult.failure("job " + jobName + " was interrupted");
+    } catch (Exception e) {
+      LOG.error("Streaming job {} failed", jobName, e);
+      end = JobResult.failure("job " + jobName + " failed: " + e);
+    }
+    JobResult result = end;
+    post(() -> finish(result));
+  }
+
+  /** The driver's side of a stream: each call runs on the event loop; the caller waits. */
+  private final class StreamHooks implements StreamDriver {
+    private final PlanSession session;
+
+    StreamHooks(PlanSession session) {
+      this.session = session;
+    }
+
+    @Override
+    public JobContext context() {
+      return session.context();
+    }
+
+    @Override
+    public long now() {
+      return clock.getAsLong();
+    }
+
+    @Override
+    public void batchSubmitted(long batchTime, long records, int waitingBatches,
+        long waitingRecords) throws InterruptedException {
+      call(() -> {
+        sizeForBatch(batchTime, waitingBatches, waitingRecords);
+        events.record("batchSubmitted", "batch", batchTime, "records", records,
+            "waitingBatches", waitingBatches, "target", lastTarget);
+        streamLine = "batch " + batchTime + " submitted, " + batchesDone + " done" + lastBatch;
+        updateStatus();
+        return null;
+      });
+    }
+
+    @Override
+    public void batchStarted(long batchTime, long schedulingDelayMillis)
+        throws InterruptedException {
+      call(() -> {
+        events.record("batchStarted", "batch", batchTime, "schedulingDelayMs",
+            schedulingDelayMillis);
+        streamLine = "batch " + batchTime + " running, " + batchesDone + " done" + lastBatch;
+        updateStatus();
+        return null;
+      });
+    }
+
+    @Override
+    public PlanMeasure runPlan(JobPlan plan)
+        throws JobSession.JobFailedException, InterruptedException {
+      long[] before = call(() -> new long[] {scheduler == null ? 0 : scheduler.taskMillis(),
+          executorChanges, scheduler == null ? 0 : scheduler.activeExecutors()});
+      session.run(plan);
+      long[] after = call(() -> new long[] {scheduler.taskMillis(), executorChanges});
+      return new PlanMeasure((after[0] - before[0]) / 1000.0, (int) before[2],
+          after[1] != before[1]);
+    }
+
+    @Override
+    public void batchCompleted(StreamingAllocationPolicy.CompletedBatch batch)
+        throws InterruptedException {
+      call(() -> {
+        batchesDone++;
+        if (streamingPolicy != null) {
+          streamingPolicy.batchCompleted(batch);
+        }
+        int executors = scheduler == null ? 0 : scheduler.activeExecutors();
+        LOG.info("Batch {} completed: {} records in {} ms (scheduling delay {} ms{}),"
+            + " executors {} (target {})", batch.batchTimeMillis(), batch.records(),
+            batch.processingMillis(), batch.schedulingDelayMillis(),
+            batch.delayed() ? ", delayed" : "", executors, lastTarget);
+        events.record("batchCompleted", "batch", batch.batchTimeMillis(), "records",
+            batch.records(), "processingMs", batch.processingMillis(), "schedulingDelayMs",
+            batch.schedulingDelayMillis(), "delayed", batch.delayed(), "taskSeconds",
+            Math.round(batch.taskSeconds() * 1000) / 1000.0, "executors", executors, "target",
+            lastTarget);
+        lastBatch = ", last " + batch.records() + " records in " + batch.processingMillis()
+            + " ms (delay " + batch.schedulingDelayMillis() + " ms)";
+        streamLine = batchesDone + " batches done" + lastBatch;
+        updateStatus();
+        return null;
+      });
+    }
+
+    @Override
+    public boolean stopRequested() {
+      String staging = conf.get(STAGING_APP_DIR_KEY, "");
+      if (staging.isEmpty()) {
+        return false;
+      }
+      Path marker = new Path(staging, STOP_MARKER);
+      try {
+        return marker.getFileSystem(conf).exists(marker);
+      } catch (IOException e) {
+        LOG.warn("Could not check for the stop marker {}", marker, e);
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Before a batch: the streaming policy (if on) sets the target; executors it removes are
+   * chosen idle and without cached blocks first, marked pending-to-remove and killed.
+   */
+  private void sizeForBatch(long batchTime, int waitingBatches, long waitingRecords) {
+    if (streamingPolicy == null || scheduler == null) {
+      return;
+    }
+    int executors = scheduler.activeExecutors();
+    int starting = Math.max(0, lastTarget - executors);
+    StreamingAllocationPolicy.Decision d = streamingPolicy.beforeBatch(
+        new StreamingAllocationPolicy.BeforeBatch(clock.getAsLong(), batchTime, waitingBatches,
+            waitingRecords, executors, starting, lastTarget));
+    List<String> remove = new java.util.ArrayList<>();
+    scheduler.idleExecutors().stream()
+        .sorted(java.util.Comparator.comparing(JobScheduler.IdleExecutor::hasCachedBlocks)
+            .thenComparingLong(JobScheduler.IdleExecutor::idleSinceMillis))
+        .limit(d.remove())
+        .forEach(e -> remove.add(e.executorId()));
+    int target = d.target();
+    if (target != lastTarget || !remove.isEmpty()) {
+      LOG.info("Streaming allocation before batch {}: target {} -> {}{}: {}", batchTime,
+          lastTarget, target, remove.isEmpty() ? "" : ", removing " + remove, d.reason());
+      events.record("streamingAllocation", "batch", batchTime, "from", lastTarget, "target",
+          target, "remove", remove.size(), "reason", d.reason());
+    }
+    if (target != lastTarget) {
+      lastTarget = target;
+      allocationClient.requestTotalExecutors(target, 0, Map.of());
+    }
+    if (!remove.isEmpty()) {
+      removeExecutors(remove, "removed by streaming dynamic allocation");
+    }
+  }
+
+  /** Runs {@code work} on the event loop and waits for its result. */
+  private <T> T call(Supplier<T> work) throws InterruptedException {
+    CompletableFuture<T> done = new CompletableFuture<>();
+    post(() -> {
+      try {
+        done.complete(work.get());
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+        throw e;
+      }
+    });
+    try {
+      return done.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("driver error: " + e.getCause(), e.getCause());
+    }
   }
 
   /** On the job thread: runs the job's plans in turn, then ends the job. */
@@ -330,6 +549,7 @@ public final class Driver implements AutoCloseable {
       return;
     }
     scheduler.executorAdded(id, shuffle.getHostString(), shuffle.getPort());
+    executorChanges++;
     events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
     afterChange();
@@ -353,6 +573,7 @@ public final class Driver implements AutoCloseable {
     }
     launched.remove(id);
     if (known && removed.add(id)) {
+      executorChanges++;
       LOG.info("Executor {} removed: {}", id, reason);
       events.record("executorRemoved", "executor", id, "reason", reason);
     }
@@ -363,10 +584,22 @@ public final class Driver implements AutoCloseable {
   }
 
   private void tick() {
-    if (scheduler == null || plan == null || result.isDone()) {
+    if (scheduler == null || (plan == null && !streaming) || result.isDone()) {
       return; // no demand to act on before the first plan starts
     }
     long now = clock.getAsLong();
+    if (streamingPolicy == null) {
+      evaluateBatchPolicy(now);
+    }
+    if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
+      lastTimelineMillis = now;
+      events.record("timeline", "target", lastTarget, "executors", scheduler.activeExecutors(),
+          "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
+    }
+    updateStatus();
+  }
+
+  private void evaluateBatchPolicy(long now) {
     BatchAllocationPolicy.Decision decision = policy.evaluate(now, scheduler.pendingTasks(),
         scheduler.runningTasks(), scheduler.activeExecutors(), scheduler.idleExecutors());
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
@@ -378,26 +611,24 @@ public final class Driver implements AutoCloseable {
     }
     if (!decision.executorsToRemove().isEmpty()) {
       LOG.info("Removing idle executors {}", decision.executorsToRemove());
-      scheduler.markPendingRemoval(decision.executorsToRemove());
-      for (String id : decision.executorsToRemove()) {
-        events.record("executorIdleRemoval", "executor", id);
-        // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
-        // the released container closes its connection and it would exit 1, "driver gone",
-        // before the NodeManager's SIGTERM: a failed container in the NodeManager's log.
-        Channel channel = registered.get(id);
-        if (channel != null) {
-          RpcChannels.send(channel, new RpcMessage.Shutdown("idle; removed by dynamic"
-              + " allocation"));
-        }
+      removeExecutors(decision.executorsToRemove(), "idle; removed by dynamic allocation");
+    }
+  }
+
+  /** Marks executors pending-to-remove (no new tasks), tells them why, and kills them. */
+  private void removeExecutors(List<String> ids, String why) {
+    scheduler.markPendingRemoval(ids);
+    for (String id : ids) {
+      events.record("executorIdleRemoval", "executor", id, "reason", why);
+      // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
+      // the released container closes its connection and it would exit 1, "driver gone",
+      // before the NodeManager's SIGTERM: a failed container in the NodeManager's log.
+      Channel channel = registered.get(id);
+      if (channel != null) {
+        RpcChannels.send(channel, new RpcMessage.Shutdown(why));
       }
-      allocationClient.killExecutors(decision.executorsToRemove());
     }
-    if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
-      lastTimelineMillis = now;
-      events.record("timeline", "target", lastTarget, "executors", scheduler.activeExecutors(),
-          "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
-    }
-    updateStatus();
+    allocationClient.killExecutors(ids);
   }
 
   private void afterChange() {
@@ -461,14 +692,16 @@ public final class Driver implements AutoCloseable {
   }
 
   private void updateStatus() {
-    if (scheduler == null || plan == null) {
+    if (scheduler == null || (plan == null && !streaming)) {
       return;
     }
-    int total = scheduler.tasksTotal();
-    status = new JobStatus(plan.name(), scheduler.stageIndex(), scheduler.stageCount(),
-        scheduler.tasksDone(), total,
+    int total = plan == null ? 0 : scheduler.tasksTotal();
+    status = new JobStatus(plan == null ? TideOptions.JOB.get(conf) : plan.name(),
+        plan == null ? 0 : scheduler.stageIndex(), plan == null ? 0 : scheduler.stageCount(),
+        plan == null ? 0 : scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
-        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "");
+        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
+        streamLine);
   }
 
   private byte[] confBytes() {

@@ -4,6 +4,8 @@ import dev.tide.driver.jobs.KMeansJob;
 import dev.tide.driver.jobs.SleepJob;
 import dev.tide.driver.jobs.SortJob;
 import dev.tide.driver.jobs.SortValidateJob;
+import dev.tide.driver.jobs.StreamRateJob;
+import dev.tide.driver.jobs.StreamWordCountJob;
 import dev.tide.driver.jobs.WordCountJob;
 import java.util.Map;
 
@@ -14,7 +16,9 @@ public final class JobClasses {
       "sleep", SleepJob.class.getName(),
       "sort", SortJob.class.getName(),
       "sortvalidate", SortValidateJob.class.getName(),
-      "kmeans", KMeansJob.class.getName());
+      "kmeans", KMeansJob.class.getName(),
+      "stream-rate", StreamRateJob.class.getName(),
+      "stream-wordcount", StreamWordCountJob.class.getName());
 
   private JobClasses() {}
 

@@ -28,10 +28,19 @@ public final class FileRangeSplits {
 
   public static List<InputSplit> plan(Configuration conf, String input, long splitSize)
       throws IOException {
-    Path root = new Path(input);
-    FileSystem fs = root.getFileSystem(conf);
+    List<InputSplit> splits = plan(conf, inputFiles(conf, input), splitSize);
+    if (splits.isEmpty()) {
+      throw new IOException("input path " + new Path(input) + " holds no non-empty files");
+    }
+    return splits;
+  }
+
+  /** The splits of the given files (none for empty files). */
+  public static List<InputSplit> plan(Configuration conf, List<FileStatus> files,
+      long splitSize) throws IOException {
     List<InputSplit> splits = new ArrayList<>();
-    for (FileStatus file : inputFiles(conf, input)) {
+    for (FileStatus file : files) {
+      FileSystem fs = file.getPath().getFileSystem(conf);
       long size = splitSize > 0 ? splitSize : Math.max(file.getBlockSize(), 1);
       BlockLocation[] blocks = fs.getFileBlockLocations(file, 0, file.getLen());
       for (long start = 0; start < file.getLen(); start += size) {
@@ -39,9 +48,6 @@ public final class FileRangeSplits {
         splits.add(new InputSplit(encode(new FileRange(file.getPath().toString(), start, length)),
             hostsAt(blocks, start)));
       }
-    }
-    if (splits.isEmpty()) {
-      throw new IOException("input path " + root + " holds no non-empty files");
     }
     return splits;
   }

@@ -75,7 +75,9 @@ public final class JobScheduler {
     }
   }
 
-  private record Running(TaskDescription task, String executorId) {}
+  private long taskMillis;
+
+  private record Running(TaskDescription task, String executorId, long startMillis) {}
 
   /** A task handed to an executor. */
   public record Assignment(String executorId, TaskDescription task) {}
@@ -220,7 +222,7 @@ public final class JobScheduler {
         Optional<TaskDescription> task = nextTaskFor(e);
         if (task.isPresent()) {
           e.busy++;
-          running.put(task.get().taskId(), new Running(task.get(), e.id));
+          running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong()));
           assignments.add(new Assignment(e.id, task.get()));
           events.record("taskStart", "task", task.get().taskId(), "stage",
               task.get().stageId(), "kind", task.get().kind(), "index", task.get().index(),
@@ -377,6 +379,7 @@ public final class JobScheduler {
       return; // else a late report from an attempt already requeued
     }
     TaskDescription task = r.task();
+    taskMillis += clock.getAsLong() - r.startMillis();
     ExecutorSlots e = executors.get(r.executorId());
     if (e != null) {
       e.busy--;
@@ -649,6 +652,11 @@ public final class JobScheduler {
       n += stage.doneTasks();
     }
     return n;
+  }
+
+  /** Run time of every task attempt that reported its end, summed, since this scheduler began. */
+  public long taskMillis() {
+    return taskMillis;
   }
 
   public int tasksTotal() {
