@@ -138,6 +138,9 @@ public final class TideClient extends Configured implements Tool {
         out.println(USAGE);
         return 0;
       }
+      if (command.job().equals(STOP_COMMAND) && command.jar().isEmpty()) {
+        return stop(conf, command.jobArgs());
+      }
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
       JobPreflight.check(command, conf);
@@ -148,9 +151,6 @@ public final class TideClient extends Configured implements Tool {
     }
     String job = command.job();
     List<String> jobArgs = command.jobArgs();
-    if (job.equals(STOP_COMMAND) && command.jar().isEmpty()) {
-      return stop(conf, jobArgs);
-    }
 
     YarnClient yarn = YarnClient.createYarnClient();
     yarn.init(conf);

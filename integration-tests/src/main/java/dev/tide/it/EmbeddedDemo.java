@@ -14,8 +14,9 @@ import org.apache.hadoop.fs.FileSystem;
 
 /**
  * The one-command try-out: starts an in-process MiniDFSCluster and a MiniYARNCluster with three
- * NodeManagers loading {@code tide_shuffle}, generates text, runs {@code wordcount} and then a
- * {@code sleep} job with dynamic allocation, and prints the results and an executor timeline.
+ * NodeManagers loading {@code tide_shuffle}, generates text, runs {@code wordcount}, a
+ * {@code sleep} job with dynamic allocation and a minute of {@code stream-rate} with streaming
+ * dynamic allocation, and prints the results, an executor timeline and a batch timeline.
  * Run it with {@code ./tide-demo} from the repository root.
  */
 public final class EmbeddedDemo {
@@ -73,6 +74,26 @@ public final class EmbeddedDemo {
       printTimeline(events);
       printElasticity(events);
       say(String.format("sleep took %.1f s from submit to finish", sleep.wallMillis() / 1000.0));
+
+      say("$ tide stream-rate /demo/stream -D tide.streaming.rate.schedule=100@0s,400@16s,100@40s"
+          + " -D tide.streaming.dynamicAllocation.enabled=true (a 4x step up, then down; 60 s)");
+      Configuration stream = cluster.clientConf();
+      stream.set("tide.eventLog.dir", EVENTS);
+      stream.set("tide.streaming.batchInterval", "2s");
+      stream.set("tide.streaming.rate.schedule", "100@0s,400@16s,100@40s");
+      stream.set("tide.streaming.rate.cost", "4ms");
+      stream.set("tide.streaming.rate.spin", "false"); // a small machine: sleep the cost
+      stream.set("tide.streaming.rate.splits", "8");
+      stream.set("tide.streaming.stopAfter", "60s");
+      stream.set("tide.streaming.dynamicAllocation.enabled", "true");
+      stream.set("tide.streaming.dynamicAllocation.maxExecutors", "4");
+      stream.set("tide.dynamicAllocation.enabled", "false");
+      JobRun rate = Submitter.run(stream, System.out, "stream-rate", "/demo/stream");
+      if (rate.exitCode() != 0) {
+        throw new IllegalStateException("stream-rate failed:\n" + rate.output());
+      }
+      System.out.println("Batch timeline of the streaming job (time from the stream's start):");
+      System.out.print(batchTimeline(rate.events(fs, EVENTS)));
     }
     say(String.format("Demo done in %.1f s", (System.nanoTime() - start) / 1e9));
   }
@@ -115,6 +136,30 @@ public final class EmbeddedDemo {
           s.get("target"), executors, s.get("pendingTasks"), s.get("runningTasks"),
           "#".repeat(executors));
     }
+  }
+
+  /**
+   * One row per completed batch of a streaming job: its time from the stream's start, records,
+   * processing time, scheduling delay, executors and target.
+   */
+  public static String batchTimeline(List<EventLine> events) {
+    List<EventLine> batches = JobRun.named(events, "batchCompleted");
+    if (batches.isEmpty()) {
+      return "  (no batch completed)\n";
+    }
+    long interval = batches.size() > 1
+        ? batches.get(1).getLong("batch") - batches.get(0).getLong("batch") : 0;
+    long start = batches.get(0).getLong("batch") - interval;
+    StringBuilder text = new StringBuilder(String.format("  %7s %8s %11s %9s %9s %6s%n",
+        "time(s)", "records", "process(ms)", "delay(ms)", "executors", "target"));
+    for (EventLine b : batches) {
+      text.append(String.format("  %7.0f %8d %11d %9d %9s %6s  %s%s%n",
+          (b.getLong("batch") - start) / 1000.0, b.getLong("records"), b.getLong("processingMs"),
+          b.getLong("schedulingDelayMs"), b.get("executors"), b.get("target"),
+          "#".repeat((int) b.getLong("executors")),
+          b.get("delayed").equals("true") ? "  delayed" : ""));
+    }
+    return text.toString();
   }
 
   /** Backlog to first executor, the peak, and what was left once idle executors went. */

@@ -44,7 +44,7 @@ class ClientFailsFastTest {
     return Stream.of(
         Arguments.of("unknown job name", new String[] {"wordcont", "/in", "/out"},
             "tide: unknown job 'wordcont': not a built-in job (kmeans, sleep, sort,"
-                + " sortvalidate, wordcount)"),
+                + " sortvalidate, stream-rate, stream-wordcount, wordcount)"),
         Arguments.of("a class that is not a TideJob", new String[] {"java.util.ArrayList"},
             "tide: job class java.util.ArrayList does not implement dev.tide.driver.job.TideJob"),
         Arguments.of("wordcount without its output", new String[] {"wordcount", "/in"},
@@ -60,6 +60,32 @@ class ClientFailsFastTest {
             "tide: --jar missing.jar: no such file"),
         Arguments.of("missing -libjars", new String[] {"-libjars", "missing-lib.jar",
             "wordcount", "/in", "/out"}, "missing-lib.jar does not exist"),
+        Arguments.of("batch and streaming allocation both on", new String[] {"stream-rate",
+            "/out", "-D", "tide.dynamicAllocation.enabled=true", "-D",
+            "tide.streaming.dynamicAllocation.enabled=true"},
+            "batch and streaming dynamic allocation cannot both be active"),
+        Arguments.of("streaming interval 0", new String[] {"stream-rate", "/out", "-D",
+            "tide.streaming.batchInterval=0"}, "tide.streaming.batchInterval = '0': must be"
+            + " above 0"),
+        Arguments.of("reserveRate outside [0, 1)", new String[] {"stream-rate", "/out", "-D",
+            "tide.streaming.dynamicAllocation.reserveRate=1"},
+            "tide.streaming.dynamicAllocation.reserveRate = '1': must be at least 0 and below 1"),
+        Arguments.of("releaseRounds below 1", new String[] {"stream-rate", "/out", "-D",
+            "tide.streaming.dynamicAllocation.releaseRounds=0"},
+            "tide.streaming.dynamicAllocation.releaseRounds = '0'"),
+        Arguments.of("rememberBatchSize below 1", new String[] {"stream-rate", "/out", "-D",
+            "tide.streaming.dynamicAllocation.rememberBatchSize=0"},
+            "tide.streaming.dynamicAllocation.rememberBatchSize = '0'"),
+        Arguments.of("streaming min above max", new String[] {"stream-rate", "/out", "-D",
+            "tide.streaming.dynamicAllocation.minExecutors=5", "-D",
+            "tide.streaming.dynamicAllocation.maxExecutors=2"},
+            "tide.streaming.dynamicAllocation.minExecutors (5) is above"
+            + " tide.streaming.dynamicAllocation.maxExecutors (2)"),
+        Arguments.of("a bad rate schedule", new String[] {"stream-rate", "/out", "-D",
+            "tide.streaming.rate.schedule=fast"}, "tide.streaming.rate.schedule = 'fast'"),
+        Arguments.of("stream-wordcount of a missing directory", new String[] {
+            "stream-wordcount", "/no-such-dir", "/out"}, "tide: job stream-wordcount: input"
+            + " directory hdfs://"),
         Arguments.of("no job", new String[] {"-D", "tide.queue=default"},
             "tide: no job given"));
   }

@@ -138,6 +138,11 @@ public final class TideOptions {
   public static final ConfigOption<Duration> STREAMING_RATE_COST =
       durationOption("tide.streaming.rate.cost", "1ms", TimeUnit.MICROSECONDS,
           "CPU time the rate source's mapper spends on each record.");
+  public static final ConfigOption<Boolean> STREAMING_RATE_SPIN =
+      booleanOption("tide.streaming.rate.spin", true,
+          "true: the rate source's mapper spends each record's cost on the CPU; false: it"
+          + " sleeps it (the same processing time, for machines with fewer cores than"
+          + " executors).");
   public static final ConfigOption<Integer> STREAMING_RATE_SPLITS =
       intOption("tide.streaming.rate.splits", 16, 1,
           "Map tasks per batch of the rate source (records are split evenly among them).");
@@ -232,7 +237,7 @@ public final class TideOptions {
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
-        STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPLITS,
+        STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,
         SDA_DEBUG, SDA_RELEASE_ROUNDS, SDA_REMEMBER_BATCH_SIZE, SDA_DELAY_ROUNDS,
         SDA_RESERVE_RATE, SDA_TARGET_UTILIZATION, SDA_CATCH_UP_TIME, SDA_SCALE_DOWN_MARGIN,

@@ -1,9 +1,9 @@
 package dev.tide.driver.jobs;
 
+import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.StreamSource;
@@ -15,6 +15,7 @@ import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code stream-rate <output>}: a streaming job over the synthetic {@link RateSource}
@@ -49,16 +50,23 @@ public final class StreamRateJob implements StreamingJob {
         1, batchOutput);
   }
 
-  /** Processes each id of its range at the configured cost; emits (first id, ids processed). */
-  public static final class IdMapper implements Mapper {
+  /**
+   * Processes each id of its range at the configured cost (on the CPU, or asleep with
+   * {@code tide.streaming.rate.spin=false}); emits (first id, ids processed).
+   */
+  public static final class IdMapper extends ConfiguredMapper {
     @Override
     public void map(InputSplit split, MapOutput output) throws Exception {
       RateSource.IdRange range = RateSource.IdRange.decode(split.payload());
+      boolean spin = TideOptions.STREAMING_RATE_SPIN.get(context.conf());
       long processed = 0;
       long deadline = System.nanoTime();
+      if (!spin) {
+        TimeUnit.MICROSECONDS.sleep(range.costMicros() * range.count());
+      }
       for (long id = range.first(); id < range.first() + range.count(); id++) {
         deadline += range.costMicros() * 1000;
-        while (System.nanoTime() - deadline < 0) {
+        while (spin && System.nanoTime() - deadline < 0) {
           Thread.onSpinWait(); // the record's CPU cost
         }
         processed++;

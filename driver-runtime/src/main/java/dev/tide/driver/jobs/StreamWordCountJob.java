@@ -7,6 +7,7 @@ import dev.tide.driver.job.StreamSource;
 import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.streaming.DirSource;
 import java.io.IOException;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -27,8 +28,12 @@ public final class StreamWordCountJob implements StreamingJob {
   public void checkSource(JobContext context) throws IOException {
     checkArguments(context);
     Path dir = new Path(context.args().get(0));
-    if (!dir.getFileSystem(context.conf()).getFileStatus(dir).isDirectory()) {
-      throw new IOException("input " + dir + " is not a directory");
+    FileSystem fs = dir.getFileSystem(context.conf());
+    if (!fs.exists(dir)) {
+      throw new IOException("input directory " + fs.makeQualified(dir) + " does not exist");
+    }
+    if (!fs.getFileStatus(dir).isDirectory()) {
+      throw new IOException("input " + fs.makeQualified(dir) + " is not a directory");
     }
   }
 

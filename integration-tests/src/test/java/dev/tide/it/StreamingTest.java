@@ -1,0 +1,286 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.events.EventLine;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Streaming jobs on a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service):
+ * {@code stream-rate} through a 4x step of its input rate with streaming dynamic allocation and
+ * an executor killed mid-batch, and {@code stream-wordcount} over files renamed into a
+ * directory, stopped gracefully and resubmitted.
+ */
+@Timeout(value = 400, unit = TimeUnit.SECONDS)
+class StreamingTest {
+  private static final String EVENTS = "/tide-events";
+  private static EmbeddedCluster cluster;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.start("tide-streaming", 3,
+        java.nio.file.Path.of("target", "streaming-cluster"));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Configuration jobConf() {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.eventLog.dir", EVENTS);
+    conf.set("tide.streaming.batchInterval", "2s");
+    return conf;
+  }
+
+  @Test
+  void executorsFollowA4xStepOfTheRateAndEveryRecordIsCountedOnce() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.streaming.rate.schedule", "100@0s,400@24s,100@60s");
+    conf.set("tide.streaming.rate.cost", "4ms");
+    conf.set("tide.streaming.rate.spin", "false"); // 2 cores: sleep each record's cost
+    conf.set("tide.streaming.rate.splits", "8");
+    conf.set("tide.streaming.stopAfter", "100s");
+    conf.set("tide.streaming.dynamicAllocation.enabled", "true");
+    conf.set("tide.streaming.dynamicAllocation.maxExecutors", "4");
+    conf.set("tide.dynamicAllocation.enabled", "false");
+    String out = "/stream-rate/out";
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, "stream-rate", out);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    FileSystem fs = cluster.fileSystem();
+    String victim = containerOnceBusy(fs, job, 40_000);
+    try (YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(cluster.clientConf());
+      yarn.start();
+      yarn.signalToContainer(ContainerId.fromString(victim),
+          SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    }
+    JobRun run = job.get(300, TimeUnit.SECONDS);
+    assertEquals(0, run.exitCode(), run.output());
+    assertTrue(run.output().contains("batches done, last"), "the progress line shows batches");
+
+    List<EventLine> events = run.events(fs, EVENTS);
+    List<EventLine> batches = JobRun.named(events, "batchCompleted");
+    long start = batches.get(0).getLong("batch") - 2000;
+    System.out.print(EmbeddedDemo.batchTimeline(events));
+    long total = 0;
+    for (EventLine b : batches) {
+      total += b.getLong("records");
+    }
+    assertEquals(total, coveredIds(fs, out), "every id of every batch written exactly once");
+
+    List<EventLine> high = between(batches, start + 26_000, start + 60_000);
+    List<EventLine> lowAfter = between(batches, start + 60_000, Long.MAX_VALUE);
+    long firstExecutors = batches.get(0).getLong("executors");
+    long peak = high.stream().mapToLong(b -> b.getLong("executors")).max().orElse(0);
+    assertTrue(peak >= 2 && peak > firstExecutors, "executors rose with the rate: "
+        + firstExecutors + " -> " + peak);
+    List<EventLine> settled = high.subList(high.size() - 4, high.size());
+    assertTrue(settled.stream().noneMatch(b -> b.get("delayed").equals("true")),
+        "batches stopped being delayed before the rate fell: " + settled);
+    long last = lowAfter.get(lowAfter.size() - 1).getLong("target");
+    assertTrue(last < peak, "executors fell after the rate did: target " + last + " after a"
+        + " peak of " + peak + " executors");
+    assertFalse(JobRun.named(events, "streamingAllocation").stream()
+        .noneMatch(e -> e.getLong("remove") > 0), "the policy removed executors");
+    assertTrue(JobRun.named(events, "executorRemoved").stream()
+        .anyMatch(e -> e.get("reason").contains("failed") || e.get("reason").contains("closed")),
+        "the killed executor was seen lost");
+  }
+
+  @Test
+  void streamWordCountCountsEachFileOnceAcrossAGracefulStopAndAResubmission()
+      throws Exception {
+    FileSystem fs = cluster.fileSystem();
+    Path in = new Path("/stream-wc/in");
+    fs.mkdirs(in);
+    SplittableRandom random = new SplittableRandom(3);
+    int file = 0;
+    for (; file < 2; file++) {
+      arrive(fs, in, file, random);
+    }
+    String out = "/stream-wc/out";
+    CompletableFuture<JobRun> first = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(jobConf(), System.out, "stream-wordcount", in.toString(), out);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    String appId = awaitBatches(fs, first, "stream-wordcount", 1);
+    for (; file < 5; file++) {
+      arrive(fs, in, file, random); // while it runs
+    }
+    awaitInputBytes(fs, first, appId, totalBytes(fs, in));
+    JobRun stop = Submitter.run(jobConf(), System.out, "stop", appId);
+    assertEquals(0, stop.exitCode(), stop.output());
+    JobRun firstRun = first.get(120, TimeUnit.SECONDS);
+    assertEquals(0, firstRun.exitCode(), firstRun.output());
+    assertTrue(firstRun.output().contains("stopped after"), firstRun.output());
+
+    for (; file < 8; file++) {
+      arrive(fs, in, file, random); // while no stream runs
+    }
+    Configuration again = jobConf();
+    again.set("tide.streaming.stopAfter", "14s");
+    JobRun second = Submitter.run(again, System.out, "stream-wordcount", in.toString(), out);
+    assertEquals(0, second.exitCode(), second.output());
+
+    Map<String, Long> streamed = new TreeMap<>();
+    for (FileStatus batch : fs.globStatus(new Path(out, "batch-*"))) {
+      WordCountOutput.read(fs, batch.getPath().toString())
+          .forEach((w, n) -> streamed.merge(w, n, Long::sum));
+    }
+    assertTrue(fs.globStatus(new Path(out, "_batch-*")).length == 0, "no batch left half-done");
+    JobRun batchRun = Submitter.run(jobConf(), System.out, "wordcount", in.toString(),
+        "/stream-wc/batch");
+    assertEquals(0, batchRun.exitCode(), batchRun.output());
+    assertEquals(WordCountOutput.read(fs, "/stream-wc/batch"), streamed,
+        "the batches of both runs together counted every file exactly once");
+    long firstBytes = inputBytes(firstRun.events(fs, EVENTS));
+    long secondBytes = inputBytes(second.events(fs, EVENTS));
+    assertEquals(totalBytes(fs, in), firstBytes + secondBytes, "the resubmitted job took only"
+        + " the files that arrived after the first one stopped");
+  }
+
+  /** A text file written outside the directory, then renamed in. */
+  private static void arrive(FileSystem fs, Path dir, int n, SplittableRandom random)
+      throws Exception {
+    String[] words = {"tide", "yarn", "stream", "batch", "executor", "shuffle", "ocean"};
+    StringBuilder text = new StringBuilder();
+    for (int line = 0; line < 2000; line++) {
+      for (int w = 0; w < 8; w++) {
+        text.append(words[random.nextInt(words.length)]).append(random.nextInt(50)).append(' ');
+      }
+      text.append('\n');
+    }
+    Path temp = new Path("/stream-wc/incoming/file-" + n);
+    try (OutputStream o = fs.create(temp)) {
+      o.write(text.toString().getBytes(StandardCharsets.UTF_8));
+    }
+    assertTrue(fs.rename(temp, new Path(dir, "file-" + n)));
+  }
+
+  private static long totalBytes(FileSystem fs, Path dir) throws Exception {
+    long n = 0;
+    for (FileStatus f : fs.listStatus(dir)) {
+      n += f.getLen();
+    }
+    return n;
+  }
+
+  private static long inputBytes(List<EventLine> events) {
+    return JobRun.named(events, "batchCompleted").stream().mapToLong(e -> e.getLong("records"))
+        .sum();
+  }
+
+  /** The application id once the running {@code job} completed {@code batches} batches. */
+  private static String awaitBatches(FileSystem fs, CompletableFuture<JobRun> run, String job,
+      int batches) throws Exception {
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (System.currentTimeMillis() < deadline && !run.isDone()) {
+      for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+        if (JobRun.named(events, "jobStart").get(0).get("job").equals(job)
+            && JobRun.named(events, "batchCompleted").size() >= batches) {
+          return JobRun.appId(events);
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(200); // polling interval
+    }
+    throw new AssertionError("no " + job + " batch completed: " + (run.isDone()
+        ? run.get().output() : "timed out"));
+  }
+
+  /** Waits until the running application's batches took {@code bytes} of input. */
+  private static void awaitInputBytes(FileSystem fs, CompletableFuture<JobRun> run, String app,
+      long bytes) throws Exception {
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (System.currentTimeMillis() < deadline && !run.isDone()) {
+      for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+        if (JobRun.appId(events).equals(app) && inputBytes(events) >= bytes) {
+          return;
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(200); // polling interval
+    }
+    throw new AssertionError("the stream did not take " + bytes + " bytes of input in time");
+  }
+
+  /** The container of an executor of the running stream-rate job, after stream time t. */
+  private static String containerOnceBusy(FileSystem fs, CompletableFuture<JobRun> run,
+      long streamMillis) throws Exception {
+    long deadline = System.currentTimeMillis() + 180_000;
+    while (System.currentTimeMillis() < deadline && !run.isDone()) {
+      for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+        List<EventLine> batches = JobRun.named(events, "batchCompleted");
+        List<EventLine> launched = JobRun.named(events, "executorLaunched");
+        if (!batches.isEmpty() && launched.size() >= 2
+            && batches.get(batches.size() - 1).getLong("batch") - batches.get(0).getLong("batch")
+                + 2000 >= streamMillis) {
+          return launched.get(launched.size() - 1).get("container");
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(200); // polling interval
+    }
+    throw new AssertionError("stream-rate never ran " + streamMillis + " ms with 2 executors: "
+        + (run.isDone() ? run.get().output() : "timed out"));
+  }
+
+  /** Ids covered by the ranges of every batch's output; fails on a gap or an overlap. */
+  private static long coveredIds(FileSystem fs, String out) throws Exception {
+    TreeMap<Long, Long> ranges = new TreeMap<>();
+    for (FileStatus batch : fs.globStatus(new Path(out, "batch-*"))) {
+      for (String line : JobRun.outputLines(fs, batch.getPath().toString())) {
+        String[] f = line.split("\t");
+        Long twice = ranges.put(Long.parseLong(f[0]), Long.parseLong(f[1]));
+        assertEquals(null, twice, "id " + f[0] + " in two batches");
+      }
+    }
+    long next = 0;
+    for (Map.Entry<Long, Long> r : ranges.entrySet()) {
+      assertEquals(next, (long) r.getKey(), "ids from " + next + " missing or doubled");
+      next = r.getValue();
+    }
+    return next;
+  }
+
+  private static List<EventLine> between(List<EventLine> batches, long from, long to) {
+    List<EventLine> in = new ArrayList<>();
+    for (EventLine b : batches) {
+      long t = b.getLong("batch");
+      if (t > from && t <= to) {
+        in.add(b);
+      }
+    }
+    return in;
+  }
+}
