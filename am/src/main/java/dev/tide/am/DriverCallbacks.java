@@ -18,7 +18,7 @@ public interface DriverCallbacks {
   void abort(String diagnostics);
 
   /** Records a cluster-side event: {@code keyValues} alternate key and value. */
-  void logEvent(String event, String... keyValues);
+  void logEvent(String event, Object... keyValues);
 
   /**
    * Whether the executor has registered with the driver (its RPC connection is authenticated and
@@ -54,7 +54,7 @@ public interface DriverCallbacks {
       }
 
       @Override
-      public void logEvent(String event, String... keyValues) {
+      public void logEvent(String event, Object... keyValues) {
         driver.logEvent(event, keyValues);
       }
     };

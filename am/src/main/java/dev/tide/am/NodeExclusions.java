@@ -28,7 +28,7 @@ final class NodeExclusions {
 
   /** Where exclusion events go (the driver's event log). */
   interface EventSink {
-    void logEvent(String name, String... fields);
+    void logEvent(String name, Object... fields);
   }
 
   private final AMRMClient<ContainerRequest> amrmClient;
@@ -62,8 +62,8 @@ final class NodeExclusions {
           verdict.perNode().get(node), settings.maxFailuresPerNode());
       amrmClient.updateBlacklist(List.of(node), null);
       events.logEvent("nodeExcluded", "node", node, "failures",
-          Integer.toString(verdict.perNode().get(node)), "until", Long.toString(
-              settings.clockMillis().getAsLong() + settings.nodeExclusionTimeout().toMillis()));
+          verdict.perNode().get(node), "until",
+          settings.clockMillis().getAsLong() + settings.nodeExclusionTimeout().toMillis());
     }
     return verdict;
   }
@@ -91,7 +91,7 @@ final class NodeExclusions {
           + " starting)", clusterNodes, node, wanted, runningOrStarting);
       amrmClient.updateBlacklist(null, List.of(node));
       events.logEvent("nodeExclusionLifted", "node", node, "clusterNodes",
-          Integer.toString(clusterNodes), "excludedNodes", Integer.toString(excluded));
+          clusterNodes, "excludedNodes", excluded);
       liftNote = "all " + clusterNodes + " nodes were excluded, lifted " + node;
     });
   }

@@ -4,6 +4,9 @@ import dev.tide.driver.AppSecret;
 import dev.tide.driver.JobStatus;
 import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventTimeline;
 import dev.tide.driver.job.JobArgs;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -61,6 +64,7 @@ public final class TideClient extends Configured implements Tool {
   private static final Logger LOG = LoggerFactory.getLogger(TideClient.class);
   public static final String APPLICATION_TYPE = "TIDE";
   static final String STOP_COMMAND = "stop";
+  static final String TIMELINE_COMMAND = "timeline";
   static final String USAGE = String.join("\n",
       "usage: tide [--jar JAR] [--detach] [generic options] <job> [job args...] [-D key=value ...]",
       "       yarn jar tide-app.jar (the same arguments)",
@@ -71,6 +75,7 @@ public final class TideClient extends Configured implements Tool {
       "                or the class name of a dev.tide.driver.job.TideJob (public no-arg",
       "                constructor) in --jar, in -libjars or on Tide's classpath",
       "       tide stop <appId>   a streaming application ends after its running batch",
+      "       tide timeline <appId | event log path>   what an application did, from its event log",
       "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
       "  --detach      return once the application runs (as tide.client.detach=true)",
       "  -h, --help    print this text",
@@ -140,6 +145,9 @@ public final class TideClient extends Configured implements Tool {
       }
       if (command.job().equals(STOP_COMMAND) && command.jar().isEmpty()) {
         return stop(conf, command.jobArgs());
+      }
+      if (command.job().equals(TIMELINE_COMMAND) && command.jar().isEmpty()) {
+        return timeline(conf, command.jobArgs());
       }
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
@@ -235,6 +243,37 @@ public final class TideClient extends Configured implements Tool {
     fs.create(new Path(dir, dev.tide.driver.Driver.STOP_MARKER), true).close();
     out.println("Asked " + appId + " to stop after its running batch (a streaming job; other"
         + " jobs ignore it)");
+    return 0;
+  }
+
+  /**
+   * {@code tide timeline <appId | path>}: prints the text timeline of an application's event log
+   * (running or ended), from {@code tide.eventLog.dir} or the path given.
+   */
+  private int timeline(Configuration conf, List<String> args) throws IOException {
+    if (args.size() != 1) {
+      err.println("tide: usage: tide timeline <applicationId | event log path>");
+      return 2;
+    }
+    String arg = args.get(0);
+    Path log = arg.startsWith("application_") && !arg.contains("/")
+        ? EventLog.pathFor(TideOptions.EVENT_LOG_DIR.get(conf), arg) : new Path(arg);
+    FileSystem fs = log.getFileSystem(conf);
+    if (!fs.exists(log)) {
+      err.println("tide: no event log " + fs.makeQualified(log) + " (tide.eventLog.dir is "
+          + TideOptions.EVENT_LOG_DIR.get(conf) + "; was the event log off for it?)");
+      return 1;
+    }
+    List<EventLine> events;
+    try (java.io.InputStream in = fs.open(log)) {
+      events = EventLine.readAll(in);
+    } catch (IllegalArgumentException e) {
+      err.println("tide: " + fs.makeQualified(log) + " is not a Tide event log: "
+          + e.getMessage());
+      return 1;
+    }
+    out.println("Event log " + fs.makeQualified(log) + ":");
+    out.print(EventTimeline.render(events));
     return 0;
   }
 

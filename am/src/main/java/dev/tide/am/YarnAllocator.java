@@ -439,7 +439,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       executor.launchedAtMillis = settings.clockMillis().getAsLong();
       driver.logEvent("executorLaunched", "executor", executor.executorId, "container",
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
-          Integer.toString(launched.shufflePort()), "node",
+          launched.shufflePort(), "node",
           nodeName(executor.container.getNodeId()));
       driver.executorLaunched(executor.executorId, executor.host(), launched.shufflePort());
     } else if (result instanceof LaunchFailed failed) {
@@ -460,8 +460,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
           classifier.classify(status.getExitStatus(), status.getDiagnostics(), released);
       String executorId = executor == null ? "" : executor.executorId;
       driver.logEvent("containerCompleted", "container", id.toString(), "executor", executorId,
-          "exitStatus", Integer.toString(status.getExitStatus()), "released",
-          Boolean.toString(released), "failure", Boolean.toString(outcome.failure()),
+          "exitStatus", status.getExitStatus(), "released",
+          released, "failure", outcome.failure(),
           "diagnostics", outcome.diagnostics());
       if (executor == null) {
         LOG.debug("Container {} (no executor) completed: {}", id, outcome.diagnostics());

@@ -202,8 +202,8 @@ public final class Driver implements AutoCloseable {
   }
 
   /** Records a cluster-side event in the application's event log (if one is configured). */
-  public void logEvent(String event, String... keyValues) {
-    post(() -> events.record(event, (Object[]) keyValues));
+  public void logEvent(String event, Object... keyValues) {
+    post(() -> events.record(event, keyValues));
   }
 
   @Override
@@ -242,8 +242,16 @@ public final class Driver implements AutoCloseable {
     String jobName = TideOptions.JOB.get(conf);
     TideJob job;
     JobContext context;
+    String eventDir = TideOptions.EVENT_LOG_ENABLED.get(conf)
+        ? TideOptions.EVENT_LOG_DIR.get(conf) : "";
     try {
-      events = EventLog.open(conf, TideOptions.EVENT_LOG_DIR.get(conf), appId, clock);
+      events = EventLog.open(conf, eventDir, appId, clock);
+    } catch (IOException | RuntimeException e) {
+      // The job does not depend on its event log.
+      LOG.warn("Could not open the event log in {} ({}); the application runs without one",
+          eventDir, e.toString());
+    }
+    try {
       context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
       job = JobClasses.newJob(jobName);
     } catch (Exception e) {

@@ -112,6 +112,11 @@ class StreamingTest {
         + " peak of " + peak + " executors");
     assertFalse(JobRun.named(events, "streamingAllocation").stream()
         .noneMatch(e -> e.getLong("remove") > 0), "the policy removed executors");
+    JobRun timeline = Submitter.run(conf, System.out, "timeline", run.appId());
+    assertEquals(0, timeline.exitCode(), timeline.output());
+    assertTrue(timeline.output().contains("job succeeded: stream StreamRateJob stopped after")
+        && timeline.output().contains(", DELAYED") && timeline.output().contains("target 1 ->"),
+        timeline.output());
     assertTrue(JobRun.named(events, "executorRemoved").stream()
         .anyMatch(e -> e.get("reason").contains("failed") || e.get("reason").contains("closed")),
         "the killed executor was seen lost");

@@ -73,10 +73,14 @@ public final class TideOptions {
           + " (as spark.stage.maxConsecutiveAttempts).");
   public static final ConfigOption<Integer> DRIVER_PORT =
       intOption("tide.driver.port", 0, 0, "Driver RPC port; 0 picks a free one.");
+  public static final ConfigOption<Boolean> EVENT_LOG_ENABLED =
+      booleanOption("tide.eventLog.enabled", true, "Write an event log per application (JSON"
+          + " lines, docs/event-log.md): what bin/tide timeline and history read.");
   public static final ConfigOption<String> EVENT_LOG_DIR =
-      stringOption("tide.eventLog.dir", "", "If set, a directory (any Hadoop FileSystem URI) where"
-          + " the driver writes one event log per application: executors added and removed,"
-          + " container outcomes, tasks, and a timeline of target/running/pending.");
+      stringOption("tide.eventLog.dir", "/tmp/tide-events", "Directory of the event logs (a"
+          + " Hadoop FileSystem URI; a path without a scheme is in the default FileSystem),"
+          + " one <applicationId>.events file each. Created world-writable and sticky, as /tmp,"
+          + " when missing; empty turns the event log off.");
 
   public static final ConfigOption<Boolean> DA_ENABLED =
       booleanOption("tide.dynamicAllocation.enabled", true,
@@ -232,7 +236,7 @@ public final class TideOptions {
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
         EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,
-        DRIVER_PORT, EVENT_LOG_DIR,
+        DRIVER_PORT, EVENT_LOG_ENABLED, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,

@@ -1,18 +1,21 @@
 package dev.tide.driver.events;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** One event of the event log, and its one-line text form. */
+/**
+ * One event of the event log, and its line: JSON, schema {@value #SCHEMA} (docs/event-log.md).
+ */
 public record EventLine(long timeMillis, String event, Map<String, String> fields) {
   public EventLine {
     fields = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fields));
@@ -30,31 +33,91 @@ public record EventLine(long timeMillis, String event, Map<String, String> field
     return Long.parseLong(value);
   }
 
-  String format() {
-    StringBuilder line = new StringBuilder().append(timeMillis).append(' ').append(event);
-    // Keep the insertion order of the caller for readability.
-    for (Map.Entry<String, String> field : fields.entrySet()) {
-      line.append(' ').append(field.getKey()).append('=')
-          .append(URLEncoder.encode(field.getValue(), StandardCharsets.UTF_8));
+  /** The version of the event log's line format ({@code "schema"} of every line). */
+  public static final int SCHEMA = 1;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * One line of the event log: a JSON object {@code {"schema":1,"time":<epoch ms>,"event":
+   * "<name>", <field>: <value> ...}}; numbers and booleans stay JSON numbers and booleans,
+   * anything else is a string. Field names must not be schema, time or event.
+   */
+  public static String json(long timeMillis, String event, Map<String, ?> fields) {
+    StringBuilder line = new StringBuilder("{\"schema\":").append(SCHEMA).append(",\"time\":")
+        .append(timeMillis).append(",\"event\":");
+    quote(line, event);
+    for (Map.Entry<String, ?> field : fields.entrySet()) {
+      String key = field.getKey();
+      if (key.equals("schema") || key.equals("time") || key.equals("event")) {
+        throw new IllegalArgumentException("event field name '" + key + "' is reserved");
+      }
+      line.append(',');
+      quote(line, key);
+      line.append(':');
+      Object value = field.getValue();
+      if (value instanceof Boolean
+          || (value instanceof Number n && Double.isFinite(n.doubleValue()))) {
+        line.append(value);
+      } else {
+        quote(line, String.valueOf(value));
+      }
     }
-    return line.toString();
+    return line.append('}').toString();
   }
 
+  private static void quote(StringBuilder out, String text) {
+    out.append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    out.append('"');
+  }
+
+  /** This event as a line of the event log. */
+  String format() {
+    return json(timeMillis, event, fields);
+  }
+
+  /** Parses one line of the event log; values of every type are kept as their text. */
   public static EventLine parse(String line) {
-    String[] parts = line.trim().split(" ");
-    if (parts.length < 2) {
-      throw new IllegalArgumentException("not an event line: " + line);
+    JsonNode node;
+    try {
+      node = JSON.readTree(line);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("not an event line (JSON): " + line, e);
+    }
+    if (node == null || !node.isObject() || !node.has("time") || !node.has("event")) {
+      throw new IllegalArgumentException("not an event line (no time or event): " + line);
+    }
+    int schema = node.path("schema").asInt(-1);
+    if (schema != SCHEMA) {
+      throw new IllegalArgumentException("event line of schema " + schema + ", this reader"
+          + " knows " + SCHEMA + ": " + line);
     }
     Map<String, String> fields = new LinkedHashMap<>();
-    for (int i = 2; i < parts.length; i++) {
-      int eq = parts[i].indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("bad field '" + parts[i] + "' in event line: " + line);
+    Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> field = it.next();
+      String key = field.getKey();
+      if (!key.equals("schema") && !key.equals("time") && !key.equals("event")) {
+        fields.put(key, field.getValue().asText());
       }
-      fields.put(parts[i].substring(0, eq),
-          URLDecoder.decode(parts[i].substring(eq + 1), StandardCharsets.UTF_8));
     }
-    return new EventLine(Long.parseLong(parts[0]), parts[1], fields);
+    return new EventLine(node.get("time").asLong(), node.get("event").asText(), fields);
   }
 
   public static List<EventLine> readAll(InputStream in) throws IOException {

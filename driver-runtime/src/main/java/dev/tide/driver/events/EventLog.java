@@ -10,12 +10,13 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The application's event log: one line per event, {@code <epochMillis> <event> key=value ...},
- * with values percent-escaped ({@link EventLine}). Written to {@code <dir>/<appId>.events} in any
+ * The application's event log: one JSON object per line ({@link EventLine}, schema and events
+ * in docs/event-log.md), each stamped with the time it happened. Written to {@code <dir>/<appId>.events} in any
  * Hadoop FileSystem, flushed per line so tools can follow a running job. Thread-safe; a failing
  * log never fails the job (it is disabled after the first error).
  */
@@ -45,7 +46,16 @@ public final class EventLog implements AutoCloseable {
     }
     Path path = new Path(dir, appId + ".events");
     FileSystem fs = path.getFileSystem(conf);
-    fs.mkdirs(path.getParent());
+    Path parent = path.getParent();
+    if (!fs.exists(parent)) {
+      // Shared by every user's applications, as /tmp: anyone writes, only owners delete.
+      fs.mkdirs(parent);
+      try {
+        fs.setPermission(parent, new FsPermission((short) 01777));
+      } catch (IOException e) {
+        LOG.warn("Could not make the event log directory {} writable for all users", parent, e);
+      }
+    }
     FSDataOutputStream stream = fs.create(path, true);
     LOG.info("Writing the event log to {}", path);
     return new EventLog(stream, path.toString(), clock);
@@ -60,11 +70,11 @@ public final class EventLog implements AutoCloseable {
     if (out == null) {
       return;
     }
-    Map<String, String> fields = new LinkedHashMap<>();
+    Map<String, Object> fields = new LinkedHashMap<>();
     for (int i = 0; i + 1 < keyValues.length; i += 2) {
-      fields.put(String.valueOf(keyValues[i]), String.valueOf(keyValues[i + 1]));
+      fields.put(String.valueOf(keyValues[i]), keyValues[i + 1]);
     }
-    String line = new EventLine(clock.getAsLong(), event, fields).format() + "\n";
+    String line = EventLine.json(clock.getAsLong(), event, fields) + "\n";
     try {
       out.write(line.getBytes(StandardCharsets.UTF_8));
       if (out instanceof FSDataOutputStream fsOut) {
