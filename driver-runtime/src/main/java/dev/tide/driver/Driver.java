@@ -613,6 +613,10 @@ public final class Driver implements AutoCloseable {
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
     // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
+      if (decision.targetExecutors() != lastTarget) {
+        events.record("targetChanged", "from", Math.max(lastTarget, 0), "target",
+            decision.targetExecutors(), "reason", policy.reason());
+      }
       lastTarget = decision.targetExecutors();
       lastHints = hints;
       allocationClient.requestTotalExecutors(lastTarget, scheduler.localityAwareTasks(), hints);

@@ -54,6 +54,8 @@ public final class BatchAllocationPolicy {
   }
 
   private final AllocationSettings settings;
+  /** Why the target last changed, for the event log and the UI. */
+  private String reason = "initial target";
   private final RampUp rampUp;
   private final IdleRemoval idleRemoval;
   private final BigDecimal tasksPerExecutor;
@@ -155,6 +157,11 @@ public final class BatchAllocationPolicy {
     changeTarget(newTarget, nowMillis, pendingTasks, runningTasks, usedStep);
   }
 
+  /** Why the target last changed (the backlog and tasks then). */
+  public String reason() {
+    return reason;
+  }
+
   private void changeTarget(int newTarget, long nowMillis, int pendingTasks, int runningTasks,
       int usedStep) {
     if (newTarget == target) {
@@ -162,8 +169,9 @@ public final class BatchAllocationPolicy {
     }
     String backlog = backlogSinceMillis == NOT_SET ? "no backlog" : String.format(Locale.ROOT,
         "backlog %.1f s", (nowMillis - backlogSinceMillis) / 1000.0);
-    LOG.info("target {} -> {} ({}, {} pending, {} running tasks, step {})", target, newTarget,
-        backlog, pendingTasks, runningTasks, usedStep);
+    reason = String.format(Locale.ROOT, "%s, %d pending, %d running tasks, step %d", backlog,
+        pendingTasks, runningTasks, usedStep);
+    LOG.info("target {} -> {} ({})", target, newTarget, reason);
     target = newTarget;
   }
 }
