@@ -120,7 +120,7 @@ public record StreamingSettings(boolean enabled, Policy policy, long intervalMil
   /** Defaults for tests and the simulator: the design's keys, {@code policy}, the bounds given. */
   public static StreamingSettings defaults(Policy policy, long intervalMillis, int min, int max) {
     return new StreamingSettings(true, policy, intervalMillis, min, max, Math.max(min, 1), 1,
-        false, 5, 1, 10, 0.2, 0.9, 60_000, 0.2, 3, 0.5);
+        false, 5, 1, 10, 0.2, 0.9, 30_000, 0.2, 3, 0.5);
   }
 
   /** One line for the start-up log. */

@@ -183,7 +183,7 @@ public final class TideOptions {
           + " are sized to fill; the rest absorbs noise; above 0, at most 1.")
           .withCheck(r -> r > 0 && r <= 1, "must be above 0 and at most 1");
   public static final ConfigOption<Duration> SDA_CATCH_UP_TIME =
-      durationOption("tide.streaming.dynamicAllocation.proportional.catchUpTime", "60s",
+      durationOption("tide.streaming.dynamicAllocation.proportional.catchUpTime", "30s",
           "proportional: waiting batches' records are sized to be cleared within this time.")
           .withCheck(d -> !d.isZero(), "must be above 0");
   public static final ConfigOption<Double> SDA_SCALE_DOWN_MARGIN =

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The proportional rule on a hand-computable job: a batch every 2 s, 32 tasks, 2 ms of task time
  * per record, 150 ms of driver overhead, 1 slot per executor, the shipped defaults
- * (targetUtilization 0.9, scaleDownMargin 0.2 for 3 batches, maxScaleDownStep 0.5).
+ * (targetUtilization 0.9, catchUpTime 30 s, scaleDownMargin 0.2 for 3 batches,
+ * maxScaleDownStep 0.5).
  */
 class ProportionalStreamingPolicyTest {
   private static final long INTERVAL = 2_000;
@@ -173,8 +174,8 @@ class ProportionalStreamingPolicyTest {
     for (int i = 0; i < 5; i++) {
       policy.batchCompleted(ran(8_000, 11));
     }
-    // 10 batches of 8000 due: 8000 + 72000 x 2 s / 60 s = 10400 a batch, 650 ms a task,
-    // 1850 ms at full utilization = 2 waves: 16 executors
+    // 10 batches of 8000 due: 8000 + 72000 x 2 s / 30 s = 12800 a batch, 800 ms a task,
+    // 1850 ms at full utilization = 2 waves: 16 executors (the steady size is 11)
     Decision d = policy.beforeBatch(new BeforeBatch(0, 0, 10, 80_000, 11, 0, 11));
     assertEquals(16, d.target(), d.reason());
     assertTrue(d.reason().contains("72000 waiting"), d.reason());
