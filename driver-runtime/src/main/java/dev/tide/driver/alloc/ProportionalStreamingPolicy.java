@@ -31,9 +31,9 @@ import org.slf4j.LoggerFactory;
  * <p>The target rises to the size in one step. It falls only after the size stayed below
  * {@code target x (1 - scaleDownMargin)} for {@code scaleDownBatches} batches in a row, and
  * never while batches wait; then to the size, by at most {@code maxScaleDownStep} of the target
- * (the records per interval already lag a fall: the mean of the recent batches counts). With nothing measured yet it keeps the target, or, when a
- * batch was late, scales it by that batch's processing time over {@code targetUtilization x
- * interval}. It never asks for fewer than {@code max(minExecutors, 1)}: a streaming job always
+ * (the records per interval already lag a fall: the mean of the recent batches counts). With
+ * nothing measured yet it keeps the target, or, when a batch was late, scales it by that batch's
+ * processing time over {@code targetUtilization x interval}. It never asks for fewer than {@code max(minExecutors, 1)}: a streaming job always
  * has a next batch, and with no executor no batch completes to tell it otherwise (Spark's
  * DStreams rule waits at zero forever, SPARK-42972).
  *
