@@ -13,6 +13,11 @@ import org.slf4j.LoggerFactory;
  * reserveRate))} with processing the mean of the last {@code rememberBatchSize} batches, and
  * {@code ceil(totalRemove / releaseRounds)} of them removed this round, never below
  * {@code minExecutors}.
+ *
+ * <p>One addition to the source: it never removes the last executor ({@code minExecutors} 0 is
+ * read as 1). A streaming job always has a next batch; with no executor that batch never ends,
+ * no batch completes, and a rule driven by completed batches would wait at zero forever (as
+ * Spark's DStreams rule does, SPARK-42972).
  */
 final class SeedStreamingPolicy implements StreamingAllocationPolicy {
   private static final Logger LOG = LoggerFactory.getLogger(SeedStreamingPolicy.class);
@@ -48,13 +53,13 @@ final class SeedStreamingPolicy implements StreamingAllocationPolicy {
 
   private Decision decide(BeforeBatch state) {
     int current = state.executors();
-    int floor = Math.max(settings.minExecutors(), Math.min(settings.initialExecutors(),
-        settings.maxExecutors()));
-    int kept = clamp(Math.max(state.target(), floor));
+    int floor = Math.max(settings.minExecutors(), 1);
     if (submitted <= settings.delayRounds() || remembered.isEmpty()) {
-      return new Decision(kept, 0, "waiting: batch " + submitted + " of delay.rounds "
-          + settings.delayRounds());
+      int initial = Math.max(floor, settings.initialExecutors());
+      return new Decision(clamp(Math.max(state.target(), initial)), 0, "waiting: batch "
+          + submitted + " of delay.rounds " + settings.delayRounds());
     }
+    int kept = clamp(Math.max(state.target(), floor));
     CompletedBatch last = remembered.peekLast();
     if (last.delayed()) {
       return new Decision(settings.maxExecutors(), 0, "batch " + last.batchTimeMillis()
@@ -76,13 +81,14 @@ final class SeedStreamingPolicy implements StreamingAllocationPolicy {
     }
     int removeThisRound = (int) ((totalRemove + settings.releaseRounds() - 1)
         / settings.releaseRounds());
-    int remove = Math.max(0, Math.min(removeThisRound, current - settings.minExecutors()));
-    int target = clamp(Math.max(settings.minExecutors(), current - remove));
+    int remove = Math.max(0, Math.min(removeThisRound, current - floor));
+    int target = clamp(current - remove);
     return new Decision(target, remove, String.format("processing %.0f ms of %d ms: surplus %d,"
         + " remove %d this round", processing, settings.intervalMillis(), totalRemove, remove));
   }
 
+  /** Within [max(minExecutors, 1), maxExecutors]. */
   private int clamp(int n) {
-    return Math.max(settings.minExecutors(), Math.min(settings.maxExecutors(), n));
+    return Math.max(Math.max(settings.minExecutors(), 1), Math.min(settings.maxExecutors(), n));
   }
 }

@@ -19,10 +19,22 @@ public interface StreamingAllocationPolicy {
    * @param taskSeconds the run time of all its task attempts, summed (busy slot-seconds)
    * @param executorsAtStart executors able to take tasks when it started
    * @param executorsChanged executors were added or removed while it ran
+   * @param tasks the task count of its widest stage, 0 when unknown: with it a policy can tell
+   *     how many waves of tasks a number of executors runs (more executors than tasks / slots
+   *     never help, and between those counts only the wave count matters)
    */
   record CompletedBatch(long batchTimeMillis, long records, long processingMillis,
       long schedulingDelayMillis, boolean delayed, double taskSeconds, int executorsAtStart,
-      boolean executorsChanged) {}
+      boolean executorsChanged, int tasks) {
+
+    /** A batch whose task count is not known. */
+    public CompletedBatch(long batchTimeMillis, long records, long processingMillis,
+        long schedulingDelayMillis, boolean delayed, double taskSeconds, int executorsAtStart,
+        boolean executorsChanged) {
+      this(batchTimeMillis, records, processingMillis, schedulingDelayMillis, delayed,
+          taskSeconds, executorsAtStart, executorsChanged, 0);
+    }
+  }
 
   /**
    * The state just before a batch is submitted.

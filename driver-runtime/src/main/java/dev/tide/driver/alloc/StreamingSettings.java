@@ -42,23 +42,40 @@ public record StreamingSettings(boolean enabled, Policy policy, long intervalMil
       throw new IllegalArgumentException(TideOptions.SDA_INITIAL_EXECUTORS.key() + " ("
           + initialExecutors + ") is outside [" + minExecutors + ", " + maxExecutors + "]");
     }
-    if (tasksPerExecutor < 1 || releaseRounds < 1 || rememberBatchSize < 1 || delayRounds < 0
-        || scaleDownBatches < 1) {
-      throw new IllegalArgumentException("bad streaming allocation settings: tasks per executor "
-          + tasksPerExecutor + ", releaseRounds " + releaseRounds + ", rememberBatchSize "
-          + rememberBatchSize + ", delay.rounds " + delayRounds + ", scaleDownBatches "
-          + scaleDownBatches);
+    if (tasksPerExecutor < 1) {
+      throw new IllegalArgumentException("task slots per executor (" + TideOptions.EXECUTOR_CORES
+          .key() + " / " + TideOptions.TASK_CPUS.key() + ") must be at least 1, not "
+          + tasksPerExecutor);
     }
+    atLeast(TideOptions.SDA_RELEASE_ROUNDS.key(), releaseRounds, 1);
+    atLeast(TideOptions.SDA_REMEMBER_BATCH_SIZE.key(), rememberBatchSize, 1);
+    atLeast(TideOptions.SDA_DELAY_ROUNDS.key(), delayRounds, 0);
+    atLeast(TideOptions.SDA_SCALE_DOWN_BATCHES.key(), scaleDownBatches, 1);
     if (!(reserveRate >= 0 && reserveRate < 1)) {
       throw new IllegalArgumentException(TideOptions.SDA_RESERVE_RATE.key() + " (" + reserveRate
           + ") must be at least 0 and below 1");
     }
-    if (!(targetUtilization > 0 && targetUtilization <= 1) || catchUpMillis <= 0
-        || !(scaleDownMargin >= 0 && scaleDownMargin < 1)
-        || !(maxScaleDownStep > 0 && maxScaleDownStep <= 1)) {
-      throw new IllegalArgumentException("bad proportional settings: targetUtilization "
-          + targetUtilization + ", catchUpTime " + catchUpMillis + "ms, scaleDownMargin "
-          + scaleDownMargin + ", maxScaleDownStep " + maxScaleDownStep);
+    if (!(targetUtilization > 0 && targetUtilization <= 1)) {
+      throw new IllegalArgumentException(TideOptions.SDA_TARGET_UTILIZATION.key() + " ("
+          + targetUtilization + ") must be above 0 and at most 1");
+    }
+    if (catchUpMillis <= 0) {
+      throw new IllegalArgumentException(TideOptions.SDA_CATCH_UP_TIME.key() + " ("
+          + catchUpMillis + "ms) must be above 0");
+    }
+    if (!(scaleDownMargin >= 0 && scaleDownMargin < 1)) {
+      throw new IllegalArgumentException(TideOptions.SDA_SCALE_DOWN_MARGIN.key() + " ("
+          + scaleDownMargin + ") must be at least 0 and below 1");
+    }
+    if (!(maxScaleDownStep > 0 && maxScaleDownStep <= 1)) {
+      throw new IllegalArgumentException(TideOptions.SDA_MAX_SCALE_DOWN_STEP.key() + " ("
+          + maxScaleDownStep + ") must be above 0 and at most 1");
+    }
+  }
+
+  private static void atLeast(String key, int value, int least) {
+    if (value < least) {
+      throw new IllegalArgumentException(key + " (" + value + ") must be at least " + least);
     }
   }
 
@@ -103,7 +120,7 @@ public record StreamingSettings(boolean enabled, Policy policy, long intervalMil
   /** Defaults for tests and the simulator: the design's keys, {@code policy}, the bounds given. */
   public static StreamingSettings defaults(Policy policy, long intervalMillis, int min, int max) {
     return new StreamingSettings(true, policy, intervalMillis, min, max, Math.max(min, 1), 1,
-        false, 5, 1, 10, 0.2, 0.7, 30_000, 0.2, 3, 0.5);
+        false, 5, 1, 10, 0.2, 0.9, 30_000, 0.2, 3, 0.5);
   }
 
   /** One line for the start-up log. */

@@ -187,9 +187,9 @@ public final class TideOptions {
           + " including) 1.")
           .withCheck(r -> r >= 0 && r < 1, "must be at least 0 and below 1");
   public static final ConfigOption<Double> SDA_TARGET_UTILIZATION =
-      doubleOption("tide.streaming.dynamicAllocation.proportional.targetUtilization", 0.7,
-          "proportional: busy fraction of the executors' time the size aims at; above 0, at"
-          + " most 1.")
+      doubleOption("tide.streaming.dynamicAllocation.proportional.targetUtilization", 0.9,
+          "proportional: fraction of the interval (after the batch's fixed overhead) its tasks"
+          + " are sized to fill; the rest absorbs noise; above 0, at most 1.")
           .withCheck(r -> r > 0 && r <= 1, "must be above 0 and at most 1");
   public static final ConfigOption<Duration> SDA_CATCH_UP_TIME =
       durationOption("tide.streaming.dynamicAllocation.proportional.catchUpTime", "30s",
