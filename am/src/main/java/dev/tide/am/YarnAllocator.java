@@ -440,7 +440,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       driver.logEvent("executorLaunched", "executor", executor.executorId, "container",
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
           launched.shufflePort(), "node",
-          nodeName(executor.container.getNodeId()));
+          nodeName(executor.container.getNodeId()), "nodeHttp",
+          executor.container.getNodeHttpAddress());
       driver.executorLaunched(executor.executorId, executor.host(), launched.shufflePort());
     } else if (result instanceof LaunchFailed failed) {
       release(executor.container, "launch failed");

@@ -261,7 +261,7 @@ public final class Driver implements AutoCloseable {
     }
     AllocationSettings s = policy.settings();
     LOG.info("Job {}: {}", jobName, s.describe());
-    events.record("jobStart", "app", appId, "job", jobName);
+    events.record("jobStart", "app", appId, "job", jobName, "user", currentUser());
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     for (String id : registered.keySet()) {
@@ -468,6 +468,14 @@ public final class Driver implements AutoCloseable {
       return done.get();
     } catch (ExecutionException e) {
       throw new IllegalStateException("driver error: " + e.getCause(), e.getCause());
+    }
+  }
+
+  private static String currentUser() {
+    try {
+      return org.apache.hadoop.security.UserGroupInformation.getCurrentUser().getShortUserName();
+    } catch (IOException e) {
+      return System.getProperty("user.name", "");
     }
   }
 

@@ -147,8 +147,12 @@ class AllocatorFlowTest {
     }
 
     @Override
-    public void logEvent(String event, String... keyValues) {
-      events.add(event + " " + String.join(" ", keyValues));
+    public void logEvent(String event, Object... keyValues) {
+      StringBuilder line = new StringBuilder(event);
+      for (Object value : keyValues) {
+        line.append(' ').append(value);
+      }
+      events.add(line.toString());
     }
 
     @Override

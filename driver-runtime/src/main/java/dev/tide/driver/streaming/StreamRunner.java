@@ -132,11 +132,15 @@ public final class StreamRunner {
     boolean waited = previousEndMillis > time;
     driver.batchStarted(time, schedulingDelay);
     StreamDriver.PlanMeasure measure = StreamDriver.PlanMeasure.NONE;
+    int widestStage = 0;
     Path done = batchDir(root, time);
     if (!batch.splits().isEmpty() && !fs.exists(done)) {
       Path inProgress = new Path(root, "_" + BATCH_PREFIX + time + ".inprogress");
       fs.delete(inProgress, true); // what an earlier attempt of this batch left
       JobPlan plan = job.batchPlan(driver.context(), batch, inProgress.toString());
+      for (JobPlan.Stage stage : plan.stages()) {
+        widestStage = Math.max(widestStage, stage.tasks());
+      }
       try {
         measure = driver.runPlan(plan);
       } catch (JobFailedException e) {
@@ -154,7 +158,7 @@ public final class StreamRunner {
     records += batch.records();
     driver.batchCompleted(new CompletedBatch(time, batch.records(), processing, schedulingDelay,
         waited || processing > intervalMillis, measure.taskSeconds(), measure.executorsAtStart(),
-        measure.executorsChanged()));
+        measure.executorsChanged(), widestStage));
   }
 
   static Path batchDir(Path root, long time) {

@@ -1,0 +1,111 @@
+package dev.tide.am.ui;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A line chart drawn on the server as inline SVG (no script, nothing loaded from elsewhere):
+ * step lines over time, one per series, with axes, gridlines and a legend. Each series' points
+ * are (seconds from the start, value).
+ */
+final class SvgChart {
+  private static final int WIDTH = 900;
+  private static final int HEIGHT = 260;
+  private static final int LEFT = 50;
+  private static final int RIGHT = 150;
+  private static final int TOP = 12;
+  private static final int BOTTOM = 30;
+
+  /** One line of the chart. */
+  record Series(String name, String color, boolean dashed, List<double[]> points) {}
+
+  private final String id;
+  private final String yLabel;
+  private final List<Series> series = new ArrayList<>();
+
+  SvgChart(String id, String yLabel) {
+    this.id = id;
+    this.yLabel = yLabel;
+  }
+
+  SvgChart add(String name, String color, boolean dashed, List<double[]> points) {
+    series.add(new Series(name, color, dashed, points));
+    return this;
+  }
+
+  String render() {
+    double maxX = 1;
+    double maxY = 1;
+    for (Series s : series) {
+      for (double[] p : s.points()) {
+        maxX = Math.max(maxX, p[0]);
+        maxY = Math.max(maxY, p[1]);
+      }
+    }
+    maxY = niceCeiling(maxY);
+    double plotW = WIDTH - LEFT - RIGHT;
+    double plotH = HEIGHT - TOP - BOTTOM;
+    StringBuilder svg = new StringBuilder();
+    svg.append(String.format(Locale.ROOT, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org"
+        + "/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", id, WIDTH,
+        HEIGHT, WIDTH, HEIGHT));
+    for (int i = 0; i <= 4; i++) {
+      double v = maxY * i / 4;
+      double y = TOP + plotH - plotH * i / 4;
+      svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\""
+          + " stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">"
+          + "%s</text>", LEFT, y, LEFT + plotW, y, LEFT - 4, y + 4, label(v)));
+    }
+    for (int i = 0; i <= 5; i++) {
+      double x = LEFT + plotW * i / 5;
+      svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\""
+          + " text-anchor=\"middle\">%ss</text>", x, HEIGHT - 10, label(maxX * i / 5)));
+    }
+    svg.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"%d\" font-size=\"11\""
+        + " transform=\"rotate(-90 12 %d)\" text-anchor=\"middle\">%s</text>",
+        TOP + (int) plotH / 2, TOP + (int) plotH / 2, Html.escape(yLabel)));
+    int legendY = TOP + 12;
+    for (Series s : series) {
+      StringBuilder path = new StringBuilder();
+      double lastY = Double.NaN;
+      for (double[] p : s.points()) {
+        double x = LEFT + plotW * p[0] / maxX;
+        double y = TOP + plotH - plotH * Math.min(p[1], maxY) / maxY;
+        if (path.length() == 0) {
+          path.append(String.format(Locale.ROOT, "M%.1f %.1f", x, y));
+        } else {
+          path.append(String.format(Locale.ROOT, " H%.1f V%.1f", x, y));
+        }
+        lastY = y;
+      }
+      if (!Double.isNaN(lastY)) {
+        svg.append(String.format(Locale.ROOT, "<path class=\"series\" data-series=\"%s\""
+            + " data-points=\"%d\" d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>",
+            Html.escape(s.name()), s.points().size(), path, s.color(),
+            s.dashed() ? " stroke-dasharray=\"5 3\"" : ""));
+      }
+      svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\""
+          + " stroke=\"%s\" stroke-width=\"2\"%s/><text x=\"%.1f\" y=\"%d\" font-size=\"11\">%s"
+          + "</text>", LEFT + plotW + 10, legendY, LEFT + plotW + 28, legendY, s.color(),
+          s.dashed() ? " stroke-dasharray=\"5 3\"" : "", LEFT + plotW + 32, legendY + 4,
+          Html.escape(s.name())));
+      legendY += 16;
+    }
+    return svg.append("</svg>").toString();
+  }
+
+  private static double niceCeiling(double v) {
+    double magnitude = Math.pow(10, Math.floor(Math.log10(v)));
+    for (double step : new double[] {1, 2, 2.5, 5, 10}) {
+      if (step * magnitude >= v) {
+        return step * magnitude;
+      }
+    }
+    return 10 * magnitude;
+  }
+
+  private static String label(double v) {
+    return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
+  }
+}

@@ -1,0 +1,255 @@
+package dev.tide.am.ui;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The pages of the AM's web UI and of the history report, rendered from an {@link AppModel}:
+ * Overview, Stages, Executors and Allocation. Self-contained HTML: inline CSS and SVG, no
+ * script, no link to anything outside the page but the NodeManagers' container logs. Links
+ * between pages are relative, so they work behind the ResourceManager's proxy.
+ */
+public final class UiPages {
+  /** The pages, in the order of the navigation bar: path and title. */
+  public static final List<String[]> PAGES = List.of(new String[] {"", "Overview"},
+      new String[] {"stages", "Stages"}, new String[] {"executors", "Executors"},
+      new String[] {"allocation", "Allocation"});
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+  private static final String CSS = "body{font-family:sans-serif;margin:16px;color:#222}"
+      + "nav a{margin-right:14px}table{border-collapse:collapse;margin:8px 0 16px}"
+      + "th,td{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:left}"
+      + "th{background:#f2f2f2}td.n{text-align:right}.failed{color:#b00}.delayed{color:#b60}"
+      + "h1{font-size:20px}h2{font-size:16px;margin-top:22px}";
+
+  private UiPages() {}
+
+  /** One live page; {@code path} is one of {@link #PAGES}. */
+  public static String page(String path, AppModel model, Map<String, String> settings,
+      String containerLogUrlFormat) {
+    String title = "Overview";
+    String body;
+    switch (path) {
+      case "stages" -> {
+        title = "Stages";
+        body = stages(model);
+      }
+      case "executors" -> {
+        title = "Executors";
+        body = executors(model, containerLogUrlFormat);
+      }
+      case "allocation" -> {
+        title = "Allocation";
+        body = allocation(model);
+      }
+      default -> body = overview(model, settings);
+    }
+    StringBuilder nav = new StringBuilder("<nav>");
+    for (String[] p : PAGES) {
+      nav.append("<a href=\"").append(p[0].isEmpty() ? "./" : p[0]).append("\">")
+          .append(p[1]).append("</a>");
+    }
+    nav.append("<a href=\"api/v1/app\">JSON</a></nav>");
+    return document(title + " - " + model.appId(), nav + "<h1>" + Html.escape(title) + "</h1>"
+        + body);
+  }
+
+  /** The history report: every page's content in one document. */
+  public static String report(AppModel model, Map<String, String> settings,
+      String containerLogUrlFormat) {
+    return document("Tide " + model.appId() + " (" + model.job() + ")",
+        "<nav><a href=\"#overview\">Overview</a><a href=\"#stages\">Stages</a>"
+        + "<a href=\"#executors\">Executors</a><a href=\"#allocation\">Allocation</a></nav>"
+        + "<h1 id=\"overview\">Overview</h1>" + overview(model, settings)
+        + "<h1 id=\"stages\">Stages</h1>" + stages(model)
+        + "<h1 id=\"executors\">Executors</h1>" + executors(model, containerLogUrlFormat)
+        + "<h1 id=\"allocation\">Allocation</h1>" + allocation(model));
+  }
+
+  private static String document(String title, String body) {
+    return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+        + Html.escape(title) + "</title><style>" + CSS + "</style></head><body>" + body
+        + "</body></html>";
+  }
+
+  static String overview(AppModel m, Map<String, String> settings) {
+    StringBuilder html = new StringBuilder("<table id=\"overview-table\">");
+    row(html, "Application", m.appId());
+    row(html, "Job", m.job());
+    row(html, "State", m.result());
+    row(html, "Started", time(m.startMillis()));
+    row(html, "Duration", seconds((m.endMillis() < 0 ? System.currentTimeMillis()
+        : m.endMillis()) - m.startMillis()));
+    if (!m.diagnostics().isEmpty()) {
+      row(html, "Diagnostics", m.diagnostics());
+    }
+    List<AppModel.Stage> stages = m.stages();
+    int done = 0;
+    int total = 0;
+    for (AppModel.Stage s : stages) {
+      done += s.done;
+      total += s.tasks;
+    }
+    row(html, "Tasks", done + " done of " + total + " in " + stages.size() + " stages");
+    long running = m.executors().stream().filter(x -> x.state.equals("running")).count();
+    row(html, "Executors", running + " running, target " + m.target() + ", "
+        + m.executors().size() + " ever");
+    if (!m.batches().isEmpty()) {
+      AppModel.Batch last = m.batches().get(m.batches().size() - 1);
+      row(html, "Batches", m.batches().size() + " done; last " + last.records() + " records in "
+          + last.processingMillis() + " ms, scheduling delay " + last.schedulingDelayMillis()
+          + " ms");
+    }
+    html.append("</table><h2>Settings</h2><table id=\"settings-table\"><tr><th>key</th>"
+        + "<th>value</th></tr>");
+    settings.forEach((k, v) -> html.append("<tr><td>").append(Html.escape(k))
+        .append("</td><td>").append(Html.escape(v)).append("</td></tr>"));
+    return html.append("</table>").toString();
+  }
+
+  static String stages(AppModel m) {
+    StringBuilder html = new StringBuilder("<table id=\"stages-table\"><tr><th>stage</th>"
+        + "<th>name</th><th>plan</th><th>tasks</th><th>done</th><th>failed</th><th>running</th>"
+        + "<th>submitted</th><th>duration</th><th>task time mean / max</th>"
+        + "<th>shuffle written</th><th>shuffle read</th></tr>");
+    for (AppModel.Stage s : m.stages()) {
+      int ended = s.done + s.failed;
+      html.append("<tr><td class=\"n\">").append(s.id).append("</td><td>")
+          .append(Html.escape(s.name)).append("</td><td>").append(Html.escape(s.plan))
+          .append("</td>").append(num(s.tasks)).append(num(s.done))
+          .append("<td class=\"n").append(s.failed > 0 ? " failed" : "").append("\">")
+          .append(s.failed).append("</td>").append(num(s.running)).append("<td>")
+          .append(time(s.submittedMillis)).append("</td><td class=\"n\">")
+          .append(s.completedMillis < 0 ? "running" : seconds(s.completedMillis
+              - s.submittedMillis)).append("</td><td class=\"n\">")
+          .append(ended == 0 ? "" : seconds(s.taskMillisTotal / ended) + " / "
+              + seconds(s.taskMillisMax)).append("</td><td class=\"n\">")
+          .append(bytes(s.shuffleWrittenBytes)).append("</td><td class=\"n\">")
+          .append(bytes(s.shuffleReadBytes)).append("</td></tr>");
+    }
+    return html.append("</table>").toString();
+  }
+
+  static String executors(AppModel m, String containerLogUrlFormat) {
+    StringBuilder html = new StringBuilder("<table id=\"executors-table\"><tr><th>executor</th>"
+        + "<th>host</th><th>container</th><th>state</th><th>started</th><th>ended</th>"
+        + "<th>tasks done</th><th>failed</th><th>shuffle written</th><th>exit status</th>"
+        + "<th>diagnosis</th><th>logs</th></tr>");
+    for (AppModel.Executor x : m.executors()) {
+      String logs = x.container.isEmpty() || containerLogUrlFormat.isEmpty() ? ""
+          : "<a class=\"logs\" href=\"" + Html.escape(containerLogUrlFormat
+              .replace("{nodeHttp}", x.nodeHttp).replace("{container}", x.container))
+              + "\">logs</a>";
+      html.append("<tr class=\"executor\" data-executor=\"").append(Html.escape(x.id))
+          .append("\"><td>").append(Html.escape(x.id)).append("</td><td>")
+          .append(Html.escape(x.host)).append("</td><td>").append(Html.escape(x.container))
+          .append("</td><td class=\"").append(x.state.equals("failed") ? "failed" : "")
+          .append("\">").append(x.state).append("</td><td>").append(time(x.launchedMillis))
+          .append("</td><td>").append(time(x.endMillis)).append("</td>").append(num(x.tasksDone))
+          .append(num(x.tasksFailed)).append("<td class=\"n\">")
+          .append(bytes(x.shuffleWrittenBytes)).append("</td><td>").append(Html.escape(
+              x.exitStatus)).append("</td><td>").append(Html.escape(x.diagnosis))
+          .append("</td><td>").append(logs).append("</td></tr>");
+    }
+    return html.append("</table>").toString();
+  }
+
+  static String allocation(AppModel m) {
+    long t0 = m.startMillis();
+    List<AppModel.Sample> samples = m.samples();
+    StringBuilder html = new StringBuilder("<h2>Executors</h2>");
+    html.append(new SvgChart("executors-chart", "executors")
+        .add("target", "#d62728", true, points(samples, t0, s -> s.target()))
+        .add("running", "#1f77b4", false, points(samples, t0, s -> s.running()))
+        .add("starting", "#2ca02c", false, points(samples, t0, s -> s.starting()))
+        .add("pending-to-remove", "#9467bd", false, points(samples, t0, s -> s.pendingRemoval()))
+        .render());
+    html.append("<h2>Tasks</h2>").append(new SvgChart("tasks-chart", "tasks")
+        .add("pending", "#ff7f0e", false, points(samples, t0, s -> s.pendingTasks()))
+        .add("running", "#1f77b4", false, points(samples, t0, s -> s.runningTasks()))
+        .render());
+    List<AppModel.Batch> batches = m.batches();
+    if (!batches.isEmpty()) {
+      List<double[]> processing = new ArrayList<>();
+      List<double[]> delay = new ArrayList<>();
+      List<double[]> interval = new ArrayList<>();
+      for (AppModel.Batch b : batches) {
+        double x = (b.completedMillis() - t0) / 1000.0;
+        processing.add(new double[] {x, b.processingMillis() / 1000.0});
+        delay.add(new double[] {x, b.schedulingDelayMillis() / 1000.0});
+        interval.add(new double[] {x, m.batchIntervalMillis() / 1000.0});
+      }
+      html.append("<h2>Batches</h2>").append(new SvgChart("batches-chart", "seconds")
+          .add("processing time", "#1f77b4", false, processing)
+          .add("batch interval", "#d62728", true, interval)
+          .add("scheduling delay", "#ff7f0e", false, delay).render());
+    }
+    html.append("<h2>Decisions</h2><table id=\"decisions-table\"><tr><th>time</th>"
+        + "<th>decision</th><th>reason</th></tr>");
+    for (AppModel.Decision d : m.decisions()) {
+      html.append("<tr><td>").append(time(d.timeMillis())).append("</td><td>")
+          .append(Html.escape(d.what())).append("</td><td>").append(Html.escape(d.reason()))
+          .append("</td></tr>");
+    }
+    html.append("</table>");
+    if (!batches.isEmpty()) {
+      html.append("<h2>Batch timeline</h2><table id=\"batches-table\"><tr><th>batch</th>"
+          + "<th>records</th><th>processing</th><th>scheduling delay</th><th>executors</th>"
+          + "<th>target</th></tr>");
+      for (AppModel.Batch b : batches) {
+        html.append("<tr class=\"").append(b.delayed() ? "delayed" : "").append("\"><td>")
+            .append(time(b.batchTime())).append("</td>").append(num(b.records()))
+            .append("<td class=\"n\">").append(b.processingMillis()).append(" ms</td>")
+            .append("<td class=\"n\">").append(b.schedulingDelayMillis()).append(" ms</td>")
+            .append(num(b.executors())).append(num(b.target())).append("</tr>");
+      }
+      html.append("</table>");
+    }
+    return html.toString();
+  }
+
+  private static List<double[]> points(List<AppModel.Sample> samples, long t0,
+      java.util.function.ToIntFunction<AppModel.Sample> value) {
+    List<double[]> points = new ArrayList<>(samples.size());
+    for (AppModel.Sample s : samples) {
+      points.add(new double[] {(s.timeMillis() - t0) / 1000.0, value.applyAsInt(s)});
+    }
+    return points;
+  }
+
+  private static void row(StringBuilder html, String key, String value) {
+    html.append("<tr><th>").append(Html.escape(key)).append("</th><td>")
+        .append(Html.escape(value)).append("</td></tr>");
+  }
+
+  private static String num(long n) {
+    return "<td class=\"n\">" + n + "</td>";
+  }
+
+  private static String time(long millis) {
+    return millis < 0 ? "" : TIME.format(Instant.ofEpochMilli(millis));
+  }
+
+  private static String seconds(long millis) {
+    return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+  }
+
+  private static String bytes(long n) {
+    if (n < 1024) {
+      return n + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double v = n;
+    int u = -1;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+  }
+}
