@@ -1,5 +1,6 @@
 package dev.tide.am;
 
+import dev.tide.am.ui.AppModel;
 import dev.tide.driver.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
@@ -13,7 +14,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -79,7 +82,9 @@ public final class ApplicationMaster {
   private NMClient nmClient;
   /** Only for node-list placement: lists the cluster's nodes. */
   private YarnClient yarnClient;
-  private StatusHttpServer statusServer;
+  private AmWebServer statusServer;
+  /** What the web UI shows: every event of the application, as it happens. */
+  private final AppModel model = new AppModel();
   private YarnAllocator allocator;
   private ExecutorService launcherPool;
   private boolean registered;
@@ -170,7 +175,8 @@ public final class ApplicationMaster {
     // the shutdown down.
     nmClient.cleanupRunningContainersOnStop(false);
 
-    statusServer = new StatusHttpServer(host, appId.toString(), this::currentStatus);
+    statusServer = new AmWebServer(conf, host, this::currentStatus, model, settingsShown(),
+        System.getenv(Environment.CONTAINER_ID.name()) != null);
     statusServer.start();
     amrmClient.registerApplicationMaster(host, statusServer.port(), statusServer.trackingUrl());
     registered = true;
@@ -198,6 +204,7 @@ public final class ApplicationMaster {
             nodeNamesIncludePort, System::currentTimeMillis));
 
     Driver driver = new Driver(conf, appId.toString(), secret, allocator);
+    driver.onEvent(model::apply);
     driverRef.set(driver);
     InetSocketAddress rpc = driver.start();
     String driverHost = rpc.getAddress() == null || rpc.getAddress().isAnyLocalAddress()
@@ -265,6 +272,22 @@ public final class ApplicationMaster {
         new NodeListPlacement(placement == AmOptions.Placement.SPREAD
             ? NodeListPlacement.Mode.SPREAD : NodeListPlacement.Mode.PACK, runningNodes),
         tasksPerExecutor, racks);
+  }
+
+  /** The settings the Overview page shows: the job and what sizes its executors. */
+  private Map<String, String> settingsShown() {
+    Map<String, String> shown = new LinkedHashMap<>();
+    for (ConfigOption<?> option : List.of(TideOptions.JOB, TideOptions.JOB_ARGS,
+        TideOptions.EXECUTOR_CORES, TideOptions.EXECUTOR_MEMORY_MB,
+        TideOptions.DA_ENABLED, TideOptions.DA_MIN_EXECUTORS, TideOptions.DA_MAX_EXECUTORS,
+        TideOptions.DA_EXECUTOR_IDLE_TIMEOUT, TideOptions.DA_RAMP_UP,
+        TideOptions.STREAMING_BATCH_INTERVAL, TideOptions.SDA_ENABLED, TideOptions.SDA_POLICY,
+        TideOptions.SDA_MAX_EXECUTORS, TideOptions.EVENT_LOG_DIR)) {
+      shown.put(option.key(), conf.get(option.key(), option.defaultText()));
+    }
+    shown.put(AmOptions.QUEUE.key(), conf.get(AmOptions.QUEUE.key(),
+        AmOptions.QUEUE.defaultText()));
+    return shown;
   }
 
   private JobStatus currentStatus() {

@@ -2,12 +2,17 @@ package dev.tide.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.am.ui.AppModel;
 import dev.tide.driver.JobStatus;
+import dev.tide.driver.events.EventLine;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
 /** The AM's /status endpoint and the client's reader of it, over real HTTP. */
@@ -49,15 +54,15 @@ class StatusEndpointTest {
   }
 
   @Test
-  void clientReadsWhatTheServerServes() throws IOException {
+  void clientReadsWhatTheServerServes() throws Exception {
     AtomicReference<JobStatus> current = new AtomicReference<>();
-    try (StatusHttpServer server = new StatusHttpServer("localhost", "application_1_0001", () -> {
+    try (AmWebServer server = new AmWebServer(new Configuration(), "localhost", () -> {
       JobStatus status = current.get();
       if (status == null) {
         throw new IllegalStateException("driver not started");
       }
       return status;
-    })) {
+    }, new AppModel(), Map.of(), false)) {
       server.start();
       String url = AmStatusClient.statusUrl(server.trackingUrl()).orElseThrow();
       AmStatusClient client = new AmStatusClient(Duration.ofSeconds(5));
@@ -68,5 +73,46 @@ class StatusEndpointTest {
       current.set(STATUS);
       assertEquals(STATUS, client.fetch(url));
     }
+  }
+
+  @Test
+  void theWebUiServesItsPagesTheJsonApiAndHadoopsJmx() throws Exception {
+    AppModel model = new AppModel();
+    model.apply(EventLine.parse(EventLine.json(1000, "jobStart",
+        Map.of("app", "application_1_0001", "job", "wordcount", "user", "alice"))));
+    model.apply(EventLine.parse(EventLine.json(1100, "executorLaunched", Map.of("executor", "1",
+        "container", "container_1_0001_01_000002", "host", "h1", "nodeHttp", "h1:8042"))));
+    model.apply(EventLine.parse(EventLine.json(1200, "targetChanged", Map.of("from", 0,
+        "target", 2, "reason", "backlog 1.0 s, 4 pending"))));
+    try (AmWebServer server = new AmWebServer(new Configuration(), "localhost", () -> STATUS,
+        model, Map.of("tide.executor.cores", "1"), false)) {
+      server.start();
+      String base = server.trackingUrl();
+      String overview = get(base);
+      assertTrue(overview.contains("application_1_0001") && overview.contains("tide.executor.cores"),
+          overview);
+      String executors = get(base + "executors");
+      assertTrue(executors.contains(
+          "http://h1:8042/node/containerlogs/container_1_0001_01_000002/alice"), executors);
+      assertTrue(get(base + "allocation").contains("backlog 1.0 s, 4 pending"));
+      assertTrue(get(base + "api/v1/executors").contains("\"container\" : \"container_1_0001_01_000002\""));
+      assertTrue(get(base + "jmx").contains("\"beans\""));
+      assertEquals(404, status(base + "api/v1/nothing"));
+      assertEquals(404, status(base + "nothing"));
+    }
+  }
+
+  private static String get(String url) throws IOException {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL(url)
+        .openConnection();
+    try (var in = c.getInputStream()) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  private static int status(String url) throws IOException {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL(url)
+        .openConnection();
+    return c.getResponseCode();
   }
 }

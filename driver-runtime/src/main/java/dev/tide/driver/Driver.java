@@ -87,6 +87,7 @@ public final class Driver implements AutoCloseable {
   private CompletableFuture<String> planDone;
   private long tasksOfPlans;
   private EventLog events = EventLog.disabled();
+  private java.util.function.Consumer<dev.tide.driver.events.EventLine> eventListener;
   private int lastTarget = -1;
   private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
@@ -141,6 +142,14 @@ public final class Driver implements AutoCloseable {
         });
     LOG.info("Driver of {} listening for executors on port {}", appId, bound.getPort());
     return bound;
+  }
+
+  /**
+   * Hands every event of the application (the event log's, also when no log file is written)
+   * to {@code listener}, on the driver's thread; call before {@link #run()}.
+   */
+  public void onEvent(java.util.function.Consumer<dev.tide.driver.events.EventLine> listener) {
+    this.eventListener = listener;
   }
 
   /** Runs the job to its end; job failures are returned, not thrown. */
@@ -246,10 +255,12 @@ public final class Driver implements AutoCloseable {
         ? TideOptions.EVENT_LOG_DIR.get(conf) : "";
     try {
       events = EventLog.open(conf, eventDir, appId, clock);
+      events.setListener(eventListener);
     } catch (IOException | RuntimeException e) {
       // The job does not depend on its event log.
       LOG.warn("Could not open the event log in {} ({}); the application runs without one",
           eventDir, e.toString());
+      events.setListener(eventListener);
     }
     try {
       context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));

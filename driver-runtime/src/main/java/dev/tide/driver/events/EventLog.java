@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -24,6 +25,7 @@ public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
 
   private final LongSupplier clock;
+  private Consumer<EventLine> listener;
   private OutputStream out;
   private final String where;
 
@@ -65,16 +67,37 @@ public final class EventLog implements AutoCloseable {
     return new Path(dir, appId + ".events");
   }
 
+  /**
+   * Also hands every event to {@code listener} (the AM's web UI), whether or not a file is
+   * written; it runs on the recording thread and must be quick.
+   */
+  public synchronized void setListener(Consumer<EventLine> listener) {
+    this.listener = listener;
+  }
+
   /** Records one event; {@code keyValues} alternate keys and values. */
   public synchronized void record(String event, Object... keyValues) {
-    if (out == null) {
+    if (out == null && listener == null) {
       return;
     }
     Map<String, Object> fields = new LinkedHashMap<>();
     for (int i = 0; i + 1 < keyValues.length; i += 2) {
       fields.put(String.valueOf(keyValues[i]), keyValues[i + 1]);
     }
-    String line = EventLine.json(clock.getAsLong(), event, fields) + "\n";
+    long now = clock.getAsLong();
+    if (listener != null) {
+      Map<String, String> text = new LinkedHashMap<>();
+      fields.forEach((k, v) -> text.put(k, String.valueOf(v)));
+      try {
+        listener.accept(new EventLine(now, event, text));
+      } catch (RuntimeException e) {
+        LOG.warn("The event listener failed on {}", event, e);
+      }
+    }
+    if (out == null) {
+      return;
+    }
+    String line = EventLine.json(now, event, fields) + "\n";
     try {
       out.write(line.getBytes(StandardCharsets.UTF_8));
       if (out instanceof FSDataOutputStream fsOut) {
