@@ -7,7 +7,6 @@ import dev.tide.driver.JobStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import javax.servlet.http.HttpServlet;
@@ -31,7 +30,6 @@ public final class AmWebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AmWebServer.class);
   private static final String STATUS = "tide.status";
   private static final String MODEL = "tide.model";
-  private static final String SETTINGS = "tide.settings";
   private static final String LOG_LINKS = "tide.logLinks";
   static final String AM_FILTER_INITIALIZER =
       "org.apache.hadoop.yarn.server.webproxy.amfilter.AmFilterInitializer";
@@ -45,7 +43,7 @@ public final class AmWebServer implements AutoCloseable {
    * @param proxied whether to install YARN's AmIpFilter (in a container launched by YARN)
    */
   public AmWebServer(Configuration conf, String host, Supplier<JobStatus> status, AppModel model,
-      Map<String, String> settings, boolean proxied) throws IOException {
+      boolean proxied) throws IOException {
     this.host = host;
     Configuration httpConf = new Configuration(conf);
     if (proxied && !onClasspath(AM_FILTER_INITIALIZER)) {
@@ -62,7 +60,6 @@ public final class AmWebServer implements AutoCloseable {
         .setFindPort(true).setConf(httpConf).build();
     server.setAttribute(STATUS, status);
     server.setAttribute(MODEL, model);
-    server.setAttribute(SETTINGS, settings);
     server.setAttribute(LOG_LINKS, "http://{nodeHttp}/node/containerlogs/{container}/"
         + model.user());
     server.addServlet("status", "/status", StatusServlet.class);
@@ -137,7 +134,6 @@ public final class AmWebServer implements AutoCloseable {
     private static final long serialVersionUID = 1L;
 
     @Override
-    @SuppressWarnings("unchecked")
     protected void doGet(HttpServletRequest request, HttpServletResponse response)
         throws IOException {
       String path = request.getServletPath().replaceFirst("^/", "");
@@ -151,7 +147,6 @@ public final class AmWebServer implements AutoCloseable {
       }
       reply(response, 200, "text/html", UiPages.page(path,
           (AppModel) getServletContext().getAttribute(MODEL),
-          (Map<String, String>) getServletContext().getAttribute(SETTINGS),
           (String) getServletContext().getAttribute(LOG_LINKS)));
     }
   }

@@ -14,9 +14,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -175,7 +174,9 @@ public final class ApplicationMaster {
     // the shutdown down.
     nmClient.cleanupRunningContainersOnStop(false);
 
-    statusServer = new AmWebServer(conf, host, this::currentStatus, model, settingsShown(),
+    new AmMetricsSource(model, this::currentStatus).register(
+        DefaultMetricsSystem.initialize(AmMetricsSource.PREFIX));
+    statusServer = new AmWebServer(conf, host, this::currentStatus, model,
         System.getenv(Environment.CONTAINER_ID.name()) != null);
     statusServer.start();
     amrmClient.registerApplicationMaster(host, statusServer.port(), statusServer.trackingUrl());
@@ -272,22 +273,6 @@ public final class ApplicationMaster {
         new NodeListPlacement(placement == AmOptions.Placement.SPREAD
             ? NodeListPlacement.Mode.SPREAD : NodeListPlacement.Mode.PACK, runningNodes),
         tasksPerExecutor, racks);
-  }
-
-  /** The settings the Overview page shows: the job and what sizes its executors. */
-  private Map<String, String> settingsShown() {
-    Map<String, String> shown = new LinkedHashMap<>();
-    for (ConfigOption<?> option : List.of(TideOptions.JOB, TideOptions.JOB_ARGS,
-        TideOptions.EXECUTOR_CORES, TideOptions.EXECUTOR_MEMORY_MB,
-        TideOptions.DA_ENABLED, TideOptions.DA_MIN_EXECUTORS, TideOptions.DA_MAX_EXECUTORS,
-        TideOptions.DA_EXECUTOR_IDLE_TIMEOUT, TideOptions.DA_RAMP_UP,
-        TideOptions.STREAMING_BATCH_INTERVAL, TideOptions.SDA_ENABLED, TideOptions.SDA_POLICY,
-        TideOptions.SDA_MAX_EXECUTORS, TideOptions.EVENT_LOG_DIR)) {
-      shown.put(option.key(), conf.get(option.key(), option.defaultText()));
-    }
-    shown.put(AmOptions.QUEUE.key(), conf.get(AmOptions.QUEUE.key(),
-        AmOptions.QUEUE.defaultText()));
-    return shown;
   }
 
   private JobStatus currentStatus() {

@@ -1,5 +1,7 @@
 package dev.tide.am;
 
+import dev.tide.am.ui.AppModel;
+import dev.tide.am.ui.UiPages;
 import dev.tide.driver.AppSecret;
 import dev.tide.driver.JobStatus;
 import dev.tide.conf.ConfigOption;
@@ -65,6 +67,7 @@ public final class TideClient extends Configured implements Tool {
   public static final String APPLICATION_TYPE = "TIDE";
   static final String STOP_COMMAND = "stop";
   static final String TIMELINE_COMMAND = "timeline";
+  static final String HISTORY_COMMAND = "history";
   static final String USAGE = String.join("\n",
       "usage: tide [--jar JAR] [--detach] [generic options] <job> [job args...] [-D key=value ...]",
       "       yarn jar tide-app.jar (the same arguments)",
@@ -76,6 +79,7 @@ public final class TideClient extends Configured implements Tool {
       "                constructor) in --jar, in -libjars or on Tide's classpath",
       "       tide stop <appId>   a streaming application ends after its running batch",
       "       tide timeline <appId | event log path>   what an application did, from its event log",
+      "       tide history <appId | event log path> [report.html]   the web UI's pages as one file",
       "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
       "  --detach      return once the application runs (as tide.client.detach=true)",
       "  -h, --help    print this text",
@@ -148,6 +152,9 @@ public final class TideClient extends Configured implements Tool {
       }
       if (command.job().equals(TIMELINE_COMMAND) && command.jar().isEmpty()) {
         return timeline(conf, command.jobArgs());
+      }
+      if (command.job().equals(HISTORY_COMMAND) && command.jar().isEmpty()) {
+        return history(conf, command.jobArgs());
       }
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
@@ -255,26 +262,59 @@ public final class TideClient extends Configured implements Tool {
       err.println("tide: usage: tide timeline <applicationId | event log path>");
       return 2;
     }
-    String arg = args.get(0);
+    Optional<List<EventLine>> events = readEventLog(conf, args.get(0));
+    if (events.isEmpty()) {
+      return 1;
+    }
+    out.print(EventTimeline.render(events.get()));
+    return 0;
+  }
+
+  /**
+   * {@code tide history <appId | path> [report.html]}: writes the web UI's pages, from the
+   * application's event log, as one self-contained HTML file (default
+   * {@code ./<appId>.html}) and prints where.
+   */
+  private int history(Configuration conf, List<String> args) throws IOException {
+    if (args.isEmpty() || args.size() > 2) {
+      err.println("tide: usage: tide history <applicationId | event log path> [report.html]");
+      return 2;
+    }
+    Optional<List<EventLine>> events = readEventLog(conf, args.get(0));
+    if (events.isEmpty()) {
+      return 1;
+    }
+    AppModel model = new AppModel();
+    events.get().forEach(model::apply);
+    java.io.File report = new java.io.File(args.size() == 2 ? args.get(1)
+        : (model.appId().isEmpty() ? "tide-history" : model.appId()) + ".html");
+    java.nio.file.Files.writeString(report.toPath(), UiPages.report(model,
+        "http://{nodeHttp}/node/containerlogs/{container}/" + model.user()));
+    out.println("Wrote the history report of " + model.appId() + " (" + model.result() + ") to "
+        + report.getAbsolutePath());
+    return 0;
+  }
+
+  /** The events of an application's log (by id in tide.eventLog.dir, or a path); else empty. */
+  private Optional<List<EventLine>> readEventLog(Configuration conf, String arg)
+      throws IOException {
     Path log = arg.startsWith("application_") && !arg.contains("/")
         ? EventLog.pathFor(TideOptions.EVENT_LOG_DIR.get(conf), arg) : new Path(arg);
     FileSystem fs = log.getFileSystem(conf);
     if (!fs.exists(log)) {
       err.println("tide: no event log " + fs.makeQualified(log) + " (tide.eventLog.dir is "
           + TideOptions.EVENT_LOG_DIR.get(conf) + "; was the event log off for it?)");
-      return 1;
+      return Optional.empty();
     }
-    List<EventLine> events;
     try (java.io.InputStream in = fs.open(log)) {
-      events = EventLine.readAll(in);
+      List<EventLine> events = EventLine.readAll(in);
+      out.println("Event log " + fs.makeQualified(log) + ":");
+      return Optional.of(events);
     } catch (IllegalArgumentException e) {
       err.println("tide: " + fs.makeQualified(log) + " is not a Tide event log: "
           + e.getMessage());
-      return 1;
+      return Optional.empty();
     }
-    out.println("Event log " + fs.makeQualified(log) + ":");
-    out.print(EventTimeline.render(events));
-    return 0;
   }
 
   /**

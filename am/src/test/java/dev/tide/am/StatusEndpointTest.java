@@ -62,7 +62,7 @@ class StatusEndpointTest {
         throw new IllegalStateException("driver not started");
       }
       return status;
-    }, new AppModel(), Map.of(), false)) {
+    }, new AppModel(), false)) {
       server.start();
       String url = AmStatusClient.statusUrl(server.trackingUrl()).orElseThrow();
       AmStatusClient client = new AmStatusClient(Duration.ofSeconds(5));
@@ -84,8 +84,10 @@ class StatusEndpointTest {
         "container", "container_1_0001_01_000002", "host", "h1", "nodeHttp", "h1:8042"))));
     model.apply(EventLine.parse(EventLine.json(1200, "targetChanged", Map.of("from", 0,
         "target", 2, "reason", "backlog 1.0 s, 4 pending"))));
+    model.apply(EventLine.parse(EventLine.json(1001, "settings",
+        Map.of("tide.executor.cores", "1"))));
     try (AmWebServer server = new AmWebServer(new Configuration(), "localhost", () -> STATUS,
-        model, Map.of("tide.executor.cores", "1"), false)) {
+        model, false)) {
       server.start();
       String base = server.trackingUrl();
       String overview = get(base);

@@ -273,6 +273,7 @@ public final class Driver implements AutoCloseable {
     AllocationSettings s = policy.settings();
     LOG.info("Job {}: {}", jobName, s.describe());
     events.record("jobStart", "app", appId, "job", jobName, "user", currentUser());
+    events.record("settings", settingsShown());
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     for (String id : registered.keySet()) {
@@ -480,6 +481,23 @@ public final class Driver implements AutoCloseable {
     } catch (ExecutionException e) {
       throw new IllegalStateException("driver error: " + e.getCause(), e.getCause());
     }
+  }
+
+  /** The settings the UI's Overview shows (key, value, key, value ...): what sizes the job. */
+  private Object[] settingsShown() {
+    List<Object> shown = new java.util.ArrayList<>();
+    for (dev.tide.conf.ConfigOption<?> option : List.of(TideOptions.JOB_ARGS,
+        TideOptions.EXECUTOR_CORES, TideOptions.EXECUTOR_MEMORY_MB, TideOptions.TASK_CPUS,
+        TideOptions.DA_ENABLED, TideOptions.DA_MIN_EXECUTORS, TideOptions.DA_MAX_EXECUTORS,
+        TideOptions.DA_EXECUTOR_IDLE_TIMEOUT, TideOptions.DA_RAMP_UP,
+        TideOptions.STREAMING_BATCH_INTERVAL, TideOptions.SDA_ENABLED, TideOptions.SDA_POLICY,
+        TideOptions.SDA_MIN_EXECUTORS, TideOptions.SDA_MAX_EXECUTORS)) {
+      shown.add(option.key());
+      shown.add(conf.get(option.key(), option.defaultText()));
+    }
+    shown.add("tide.queue");
+    shown.add(conf.get("tide.queue", "default"));
+    return shown.toArray();
   }
 
   private static String currentUser() {

@@ -114,6 +114,7 @@ public final class AppModel {
   private String diagnostics = "";
   private String currentPlan = "";
   private int target;
+  private final Map<String, String> settings = new LinkedHashMap<>();
   private final Map<String, Executor> executors = new LinkedHashMap<>();
   private final Map<String, Stage> stages = new LinkedHashMap<>();
   private final Map<String, long[]> runningTasks = new LinkedHashMap<>(); // task -> start, stage
@@ -122,6 +123,10 @@ public final class AppModel {
   private final List<Decision> decisions = new ArrayList<>();
   private final List<Batch> batches = new ArrayList<>();
   private long intervalMillis;
+  private long containersAllocated;
+  private long containersReleased;
+  private long executorFailures;
+  private long delayedBatches;
 
   /** Applies one event, in the order they happened. */
   public synchronized void apply(EventLine e) {
@@ -141,6 +146,7 @@ public final class AppModel {
         diagnostics = e.get("diagnostics");
       }
       case "planStart" -> currentPlan = e.get("plan");
+      case "settings" -> settings.putAll(e.fields());
       case "stageSubmitted" -> {
         Stage s = stages.computeIfAbsent(e.get("stage"), Stage::new);
         s.name = e.get("name");
@@ -173,6 +179,8 @@ public final class AppModel {
         }
       }
       case "executorAdded" -> executor(e.get("executor")).state = "running";
+      case "containerAllocated" -> containersAllocated++;
+      case "containerReleased" -> containersReleased++;
       case "executorIdleRemoval" -> {
         executor(e.get("executor")).state = "pending-to-remove";
         decisions.add(new Decision(t, "remove executor " + e.get("executor"),
@@ -194,6 +202,7 @@ public final class AppModel {
         x.diagnosis = e.get("diagnostics");
         if ("true".equals(e.get("failure"))) {
           x.state = "failed";
+          executorFailures++;
         } else if (!x.state.equals("failed")) {
           x.state = "ended";
         }
@@ -215,6 +224,9 @@ public final class AppModel {
       case "batchCompleted" -> {
         if (!batches.isEmpty() && intervalMillis == 0) {
           intervalMillis = e.getLong("batch") - batches.get(batches.size() - 1).batchTime();
+        }
+        if ("true".equals(e.get("delayed"))) {
+          delayedBatches++;
         }
         batches.add(new Batch(e.getLong("batch"), t, e.getLong("records"),
             e.getLong("processingMs"), e.getLong("schedulingDelayMs"),
@@ -314,12 +326,32 @@ public final class AppModel {
     return diagnostics;
   }
 
+  /** The settings that size the job, as the driver recorded them. */
+  public synchronized Map<String, String> settings() {
+    return new LinkedHashMap<>(settings);
+  }
+
   public synchronized int target() {
     return target;
   }
 
   public synchronized long batchIntervalMillis() {
     return intervalMillis;
+  }
+
+  /** Counts for the AM's metrics: executors by state, containers, failures, batches. */
+  public record Counts(int running, int starting, int pendingRemoval, long containersAllocated,
+      long containersReleased, long executorFailures, long delayedBatches, long batches) {}
+
+  public synchronized Counts counts() {
+    int running = 0;
+    for (Executor x : executors.values()) {
+      if (x.state.equals("running")) {
+        running++;
+      }
+    }
+    return new Counts(running, starting(), pendingRemoval(), containersAllocated,
+        containersReleased, executorFailures, delayedBatches, batches.size());
   }
 
   public synchronized List<Executor> executors() {

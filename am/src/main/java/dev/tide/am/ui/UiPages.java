@@ -6,7 +6,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The pages of the AM's web UI and of the history report, rendered from an {@link AppModel}:
@@ -30,8 +29,7 @@ public final class UiPages {
   private UiPages() {}
 
   /** One live page; {@code path} is one of {@link #PAGES}. */
-  public static String page(String path, AppModel model, Map<String, String> settings,
-      String containerLogUrlFormat) {
+  public static String page(String path, AppModel model, String containerLogUrlFormat) {
     String title = "Overview";
     String body;
     switch (path) {
@@ -47,7 +45,7 @@ public final class UiPages {
         title = "Allocation";
         body = allocation(model);
       }
-      default -> body = overview(model, settings);
+      default -> body = overview(model);
     }
     StringBuilder nav = new StringBuilder("<nav>");
     for (String[] p : PAGES) {
@@ -60,12 +58,11 @@ public final class UiPages {
   }
 
   /** The history report: every page's content in one document. */
-  public static String report(AppModel model, Map<String, String> settings,
-      String containerLogUrlFormat) {
+  public static String report(AppModel model, String containerLogUrlFormat) {
     return document("Tide " + model.appId() + " (" + model.job() + ")",
         "<nav><a href=\"#overview\">Overview</a><a href=\"#stages\">Stages</a>"
         + "<a href=\"#executors\">Executors</a><a href=\"#allocation\">Allocation</a></nav>"
-        + "<h1 id=\"overview\">Overview</h1>" + overview(model, settings)
+        + "<h1 id=\"overview\">Overview</h1>" + overview(model)
         + "<h1 id=\"stages\">Stages</h1>" + stages(model)
         + "<h1 id=\"executors\">Executors</h1>" + executors(model, containerLogUrlFormat)
         + "<h1 id=\"allocation\">Allocation</h1>" + allocation(model));
@@ -77,7 +74,7 @@ public final class UiPages {
         + "</body></html>";
   }
 
-  static String overview(AppModel m, Map<String, String> settings) {
+  static String overview(AppModel m) {
     StringBuilder html = new StringBuilder("<table id=\"overview-table\">");
     row(html, "Application", m.appId());
     row(html, "Job", m.job());
@@ -107,7 +104,7 @@ public final class UiPages {
     }
     html.append("</table><h2>Settings</h2><table id=\"settings-table\"><tr><th>key</th>"
         + "<th>value</th></tr>");
-    settings.forEach((k, v) -> html.append("<tr><td>").append(Html.escape(k))
+    m.settings().forEach((k, v) -> html.append("<tr><td>").append(Html.escape(k))
         .append("</td><td>").append(Html.escape(v)).append("</td></tr>"));
     return html.append("</table>").toString();
   }
