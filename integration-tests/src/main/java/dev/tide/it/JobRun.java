@@ -31,8 +31,8 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
   }
 
   /**
-   * The event logs under {@code eventLogDir} of applications still running (no {@code jobEnd}
-   * yet), as they are now; empty before any application started.
+   * The event logs under {@code eventLogDir} of applications running now (a {@code jobStart},
+   * no {@code jobEnd} yet), as they are now; empty before any application started.
    */
   public static List<List<EventLine>> runningEventLogs(FileSystem fs, String eventLogDir)
       throws IOException {
@@ -46,8 +46,8 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
       try (InputStream in = fs.open(log.getPath())) {
         events = EventLine.readAll(in);
       }
-      if (named(events, "jobEnd").isEmpty()) {
-        running.add(events);
+      if (!named(events, "jobStart").isEmpty() && named(events, "jobEnd").isEmpty()) {
+        running.add(events); // (a log just created may not hold its jobStart yet)
       }
     }
     return running;

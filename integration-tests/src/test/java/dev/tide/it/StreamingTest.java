@@ -60,13 +60,14 @@ class StreamingTest {
   @Test
   void executorsFollowA4xStepOfTheRateAndEveryRecordIsCountedOnce() throws Exception {
     Configuration conf = jobConf();
-    conf.set("tide.streaming.rate.schedule", "100@0s,400@24s,100@60s");
-    conf.set("tide.streaming.rate.cost", "4ms");
+    conf.set("tide.streaming.batchInterval", "3s"); // a batch's fixed cost here is ~1 s
+    conf.set("tide.streaming.rate.schedule", "100@0s,400@24s,100@66s");
+    conf.set("tide.streaming.rate.cost", "3ms");
     conf.set("tide.streaming.rate.spin", "false"); // 2 cores: sleep each record's cost
     conf.set("tide.streaming.rate.splits", "8");
-    conf.set("tide.streaming.stopAfter", "100s");
+    conf.set("tide.streaming.stopAfter", "110s");
     conf.set("tide.streaming.dynamicAllocation.enabled", "true");
-    conf.set("tide.streaming.dynamicAllocation.maxExecutors", "4");
+    conf.set("tide.streaming.dynamicAllocation.maxExecutors", "6");
     conf.set("tide.dynamicAllocation.enabled", "false");
     String out = "/stream-rate/out";
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
@@ -90,7 +91,7 @@ class StreamingTest {
 
     List<EventLine> events = run.events(fs, EVENTS);
     List<EventLine> batches = JobRun.named(events, "batchCompleted");
-    long start = batches.get(0).getLong("batch") - 2000;
+    long start = batches.get(0).getLong("batch") - 3000;
     System.out.print(EmbeddedDemo.batchTimeline(events));
     long total = 0;
     for (EventLine b : batches) {
@@ -98,13 +99,13 @@ class StreamingTest {
     }
     assertEquals(total, coveredIds(fs, out), "every id of every batch written exactly once");
 
-    List<EventLine> high = between(batches, start + 26_000, start + 60_000);
-    List<EventLine> lowAfter = between(batches, start + 60_000, Long.MAX_VALUE);
+    List<EventLine> high = between(batches, start + 27_000, start + 66_000);
+    List<EventLine> lowAfter = between(batches, start + 66_000, Long.MAX_VALUE);
     long firstExecutors = batches.get(0).getLong("executors");
     long peak = high.stream().mapToLong(b -> b.getLong("executors")).max().orElse(0);
     assertTrue(peak >= 2 && peak > firstExecutors, "executors rose with the rate: "
         + firstExecutors + " -> " + peak);
-    List<EventLine> settled = high.subList(high.size() - 4, high.size());
+    List<EventLine> settled = high.subList(high.size() - 3, high.size());
     assertTrue(settled.stream().noneMatch(b -> b.get("delayed").equals("true")),
         "batches stopped being delayed before the rate fell: " + settled);
     long last = lowAfter.get(lowAfter.size() - 1).getLong("target");
@@ -250,7 +251,7 @@ class StreamingTest {
         List<EventLine> launched = JobRun.named(events, "executorLaunched");
         if (!batches.isEmpty() && launched.size() >= 2
             && batches.get(batches.size() - 1).getLong("batch") - batches.get(0).getLong("batch")
-                + 2000 >= streamMillis) {
+                + 3000 >= streamMillis) {
           return launched.get(launched.size() - 1).get("container");
         }
       }

@@ -69,7 +69,7 @@ public final class StreamRunner {
         LOG.info("Batch {} was logged by an earlier run but not committed: running it again",
             batch.timeMillis());
         rerun++;
-        runBatch(batch, source, fs, root);
+        runBatch(batch, source, fs, root, driver.now());
       }
     }
     LOG.info("Stream {}: interval {} ms, checkpoint {}, {} batches logged before ({} rerun)",
@@ -82,9 +82,10 @@ public final class StreamRunner {
       if (!waitUntil(next, start)) {
         break;
       }
+      long taken = driver.now();
       StreamSource.Batch batch = source.take(next);
       log.write(batch);
-      runBatch(batch, source, fs, root);
+      runBatch(batch, source, fs, root, taken);
       next += intervalMillis;
     }
     return "stream " + job.getClass().getSimpleName() + " stopped after " + batches
@@ -119,15 +120,18 @@ public final class StreamRunner {
     return stopRequested;
   }
 
-  private void runBatch(StreamSource.Batch batch, StreamSource source, FileSystem fs, Path root)
-      throws Exception {
+  /**
+   * Runs one batch; {@code started} is when the runner began it (before it took and logged its
+   * input): its processing time counts from there, its scheduling delay up to there.
+   */
+  private void runBatch(StreamSource.Batch batch, StreamSource source, FileSystem fs, Path root,
+      long started) throws Exception {
     long time = batch.timeMillis();
     long now = driver.now();
     int waiting = 1 + (int) Math.max(0, (now - time) / intervalMillis);
     long more = source.waitingRecords(now);
     driver.batchSubmitted(time, batch.records(), waiting,
         more < 0 ? -1 : more + batch.records());
-    long started = driver.now();
     long schedulingDelay = Math.max(0, started - time);
     boolean waited = previousEndMillis > time;
     driver.batchStarted(time, schedulingDelay);

@@ -1,0 +1,184 @@
+package dev.tide.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The AM's web UI in a real browser (Debian's chromium, headless, driven by Selenium through
+ * /usr/bin/chromedriver; see shared/TESTING.md), reached as a user reaches it: through the
+ * ResourceManager's web proxy at the application's tracking URL, while a {@code sleep} job's
+ * executors rise for its maps and fall during its long reduce. Screenshots of every page go to
+ * {@code target/ui-screenshots/}.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class WebUiTest {
+  private static final Path SHOTS = Path.of("target", "ui-screenshots");
+  private static EmbeddedCluster cluster;
+  private static WebDriver browser;
+
+  @BeforeAll
+  static void start() throws Exception {
+    for (String program : List.of("/usr/bin/chromium", "/usr/bin/chromedriver")) {
+      if (!new File(program).canExecute()) {
+        throw new IllegalStateException(program + " is missing: install Debian's chromium and"
+            + " chromium-driver (apt-get install -y chromium chromium-driver), as .ci/run does");
+      }
+    }
+    cluster = EmbeddedCluster.start("tide-webui", 3, Path.of("target", "webui-cluster"));
+    Files.createDirectories(SHOTS);
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary("/usr/bin/chromium");
+    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu",
+        "--disable-dev-shm-usage", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--window-size=1280,1000",
+        "--user-data-dir=" + Files.createTempDirectory("tide-chromium"));
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build();
+    browser = new ChromeDriver(service, options);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void theExecutorsAndTheirRiseAndFallShowThroughTheResourceManagersProxy() throws Exception {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "4");
+    conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
+    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
+      try {
+        return Submitter.run(conf, System.out, "sleep", "-m", "16", "-r", "1", "-mt", "1500",
+            "-rt", "25000");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    YarnClient yarn = cluster.yarnClient();
+    ApplicationReport report = awaitRunning(yarn, job);
+    String proxy = report.getTrackingUrl();
+    assertTrue(proxy.contains("/proxy/" + report.getApplicationId()), proxy);
+    ObjectMapper json = new ObjectMapper();
+
+    // Wait, through the proxy's JSON API, until executors rose and some were removed again.
+    JsonNode allocation = null;
+    long deadline = System.currentTimeMillis() + 150_000;
+    while (System.currentTimeMillis() < deadline && !job.isDone()) {
+      browser.get(proxy + "api/v1/allocation");
+      allocation = json.readTree(browser.findElement(By.tagName("body")).getText());
+      if (peak(allocation) >= 3 && last(allocation) < peak(allocation)) {
+        break;
+      }
+      TimeUnit.MILLISECONDS.sleep(500); // polling interval
+    }
+    assertTrue(allocation != null && peak(allocation) >= 3 && last(allocation) < peak(allocation),
+        "executors rose to 3 or more and fell again while the reduce ran: " + allocation);
+
+    browser.get(proxy);
+    shot("overview");
+    assertTrue(browser.getTitle().contains(report.getApplicationId().toString()),
+        browser.getTitle());
+    assertTrue(browser.findElement(By.id("overview-table")).getText().contains("sleep"));
+
+    browser.get(proxy + "stages");
+    shot("stages");
+    assertEquals(2, browser.findElements(By.cssSelector("#stages-table tr")).size() - 1,
+        "two stages: map and reduce");
+
+    browser.get(proxy + "executors");
+    shot("executors");
+    List<WebElement> rows = browser.findElements(By.cssSelector("tr.executor"));
+    assertTrue(rows.size() >= peak(allocation), rows.size() + " executor rows for a peak of "
+        + peak(allocation));
+    assertTrue(browser.findElement(By.id("executors-table")).getText().contains("ended"),
+        "removed executors are listed as ended");
+    String logLink = browser.findElement(By.cssSelector("a.logs")).getAttribute("href");
+
+    browser.get(proxy + "allocation");
+    shot("allocation");
+    WebElement running = browser.findElement(By.cssSelector(
+        "#executors-chart path[data-series='running']"));
+    assertTrue(Integer.parseInt(running.getAttribute("data-points")) >= 5,
+        "the chart has the timeline's samples");
+    assertTrue(browser.findElement(By.id("decisions-table")).getText().contains("backlog"),
+        "the decisions say why the target rose");
+
+    browser.get(proxy + "jmx?qry=Hadoop:service=TideAM,name=TideApplicationMaster");
+    assertTrue(browser.getPageSource().contains("TargetExecutors"), browser.getPageSource());
+
+    browser.get(logLink);
+    shot("executor-logs");
+    assertTrue(browser.getPageSource().contains("stderr")
+        || browser.getPageSource().contains("syslog"), "the log link opened the NodeManager's"
+        + " container log page: " + browser.getPageSource());
+
+    JobRun run = job.get(120, TimeUnit.SECONDS);
+    assertEquals(0, run.exitCode(), run.output());
+  }
+
+  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job)
+      throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (System.currentTimeMillis() < deadline && !job.isDone()) {
+      for (ApplicationReport r : yarn.getApplications()) {
+        if (r.getYarnApplicationState() == YarnApplicationState.RUNNING
+            && r.getOriginalTrackingUrl() != null && r.getOriginalTrackingUrl().startsWith("http")) {
+          return r;
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(200); // polling interval
+    }
+    throw new AssertionError("the application never ran");
+  }
+
+  private static int peak(JsonNode allocation) {
+    int peak = 0;
+    for (JsonNode s : allocation.get("samples")) {
+      peak = Math.max(peak, s.get("running").asInt());
+    }
+    return peak;
+  }
+
+  private static int last(JsonNode allocation) {
+    JsonNode samples = allocation.get("samples");
+    return samples.size() == 0 ? 0 : samples.get(samples.size() - 1).get("running").asInt();
+  }
+
+  private static void shot(String page) throws Exception {
+    File png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+    Files.copy(png.toPath(), SHOTS.resolve(page + ".png"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+}
