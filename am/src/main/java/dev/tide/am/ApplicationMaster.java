@@ -275,6 +275,27 @@ public final class ApplicationMaster {
         tasksPerExecutor, racks);
   }
 
+  /**
+   * The end of the application's diagnostics: what ran, and how to see the whole story (the
+   * history report and the event log).
+   */
+  private String finalSummary() {
+    AppModel.Counts c = model.counts();
+    int peak = 0;
+    for (AppModel.Sample sample : model.samples()) {
+      peak = Math.max(peak, sample.running());
+    }
+    String log = TideOptions.EVENT_LOG_ENABLED.get(conf)
+        && !TideOptions.EVENT_LOG_DIR.get(conf).isEmpty()
+        ? "; report: bin/tide history " + appId + " (event log "
+            + dev.tide.driver.events.EventLog.pathFor(TideOptions.EVENT_LOG_DIR.get(conf),
+                appId.toString()) + ")"
+        : "";
+    return "\nTide: " + model.executors().size() + " executors ran (peak " + peak + " at once, "
+        + c.executorFailures() + " failed)" + (c.batches() > 0 ? ", " + c.batches()
+        + " batches (" + c.delayedBatches() + " delayed)" : "") + log;
+  }
+
   private JobStatus currentStatus() {
     Driver driver = driverRef.get();
     if (driver == null) {
@@ -296,7 +317,9 @@ public final class ApplicationMaster {
     boolean unregistered = false;
     if (registered) {
       try {
-        amrmClient.unregisterApplicationMaster(finalStatus, diagnostics, null);
+        // No final tracking URL: the ResourceManager's page of the application, whose
+        // diagnostics end with this summary, stays what the tracking link opens.
+        amrmClient.unregisterApplicationMaster(finalStatus, diagnostics + finalSummary(), null);
         unregistered = true;
         LOG.info("Unregistered {} with final status {}", appId, finalStatus);
       } catch (Exception e) {

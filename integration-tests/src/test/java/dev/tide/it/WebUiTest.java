@@ -146,6 +146,22 @@ class WebUiTest {
 
     JobRun run = job.get(120, TimeUnit.SECONDS);
     assertEquals(0, run.exitCode(), run.output());
+    String diagnostics = yarn.getApplicationReport(report.getApplicationId()).getDiagnostics();
+    assertTrue(diagnostics.contains("executors ran (peak")
+        && diagnostics.contains("report: bin/tide history " + report.getApplicationId()),
+        "the ended application's page (its final tracking link) sums it up: " + diagnostics);
+
+    Path html = SHOTS.resolve("history.html").toAbsolutePath();
+    JobRun history = Submitter.run(conf, System.out, "history",
+        report.getApplicationId().toString(), html.toString());
+    assertEquals(0, history.exitCode(), history.output());
+    assertTrue(history.output().contains("Wrote the history report of "
+        + report.getApplicationId() + " (succeeded) to " + html), history.output());
+    browser.get(html.toUri().toString());
+    shot("history");
+    assertTrue(browser.findElements(By.cssSelector("tr.executor")).size() >= rows.size(),
+        "the report lists every executor");
+    assertTrue(browser.findElement(By.id("executors-chart")).isDisplayed());
   }
 
   private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job)
