@@ -289,12 +289,17 @@ public final class Driver implements AutoCloseable {
         return;
       }
       StreamRunner runner = new StreamRunner(streamingJob, new StreamHooks(session));
-      Thread jobThread = new Thread(() -> runStream(jobName, runner), "tide-stream");
+      Thread jobThread = new Thread(() -> runOnJobThread(jobName, runner::run),
+          "tide-stream");
       jobThread.setDaemon(true);
       jobThread.start();
       return;
     }
-    Thread jobThread = new Thread(() -> runJob(jobName, job, session), "tide-job");
+    Thread jobThread = new Thread(() -> runOnJobThread(jobName, () -> {
+      job.run(session);
+      return "job " + jobName + " finished: " + tasksOfPlans + " tasks in "
+          + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans");
+    }), "tide-job");
     jobThread.setDaemon(true);
     jobThread.start();
   }
@@ -314,24 +319,6 @@ public final class Driver implements AutoCloseable {
       lastTarget = settings.initialExecutors();
       allocationClient.requestTotalExecutors(lastTarget, 0, Map.of());
     }
-  }
-
-  /** On the job thread: runs a stream until it stops, then ends the job. */
-  private void runStream(String jobName, StreamRunner runner) {
-    JobResult end;
-    try {
-      end = JobResult.success(runner.run());
-    } catch (JobSession.JobFailedException e) {
-      end = JobResult.failure(e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      end = JobResult.failure("job " + jobName + " was interrupted");
-    } catch (Exception e) {
-      LOG.error("Streaming job {} failed", jobName, e);
-      end = JobResult.failure("job " + jobName + " failed: " + e);
-    }
-    JobResult result = end;
-    post(() -> finish(result));
   }
 
   /** The driver's side of a stream: each call runs on the event loop; the caller waits. */
@@ -508,13 +495,19 @@ public final class Driver implements AutoCloseable {
     }
   }
 
-  /** On the job thread: runs the job's plans in turn, then ends the job. */
-  private void runJob(String jobName, TideJob job, PlanSession session) {
+  /** What a job thread runs: the job's code, returning how it succeeded. */
+  private interface JobBody {
+    String run() throws Exception;
+  }
+
+  /**
+   * On the job thread: runs the job's code (its plans in turn, or a stream's batches), then ends
+   * the job with its result.
+   */
+  private void runOnJobThread(String jobName, JobBody body) {
     JobResult end;
     try {
-      job.run(session);
-      end = JobResult.success("job " + jobName + " finished: " + tasksOfPlans + " tasks in "
-          + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans"));
+      end = JobResult.success(body.run());
     } catch (JobSession.JobFailedException e) {
       end = JobResult.failure(e.getMessage());
     } catch (InterruptedException e) {
