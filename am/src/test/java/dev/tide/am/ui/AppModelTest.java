@@ -1,0 +1,108 @@
+package dev.tide.am.ui;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tide.driver.events.EventLine;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The UI's model, pages and JSON from a hand-written event sequence. */
+class AppModelTest {
+  private final AppModel model = new AppModel();
+
+  private void at(long millis, String event, Object... keyValues) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < keyValues.length; i += 2) {
+      fields.put((String) keyValues[i], keyValues[i + 1]);
+    }
+    model.apply(EventLine.parse(EventLine.json(millis, event, fields)));
+  }
+
+  private void story() {
+    at(0, "jobStart", "app", "application_1_0007", "job", "wordcount", "user", "bob");
+    at(10, "planStart", "plan", "wordcount", "stages", 2, "tasks", 3);
+    at(20, "stageSubmitted", "stage", 0, "name", "map", "tasks", 2, "parents", "[]");
+    at(30, "targetChanged", "from", 0, "target", 2, "reason", "backlog 1.0 s, 2 pending");
+    at(40, "executorLaunched", "executor", "1", "container", "c1", "host", "h1", "nodeHttp",
+        "h1:8042");
+    at(45, "executorLaunched", "executor", "2", "container", "c2", "host", "h2", "nodeHttp",
+        "h2:8042");
+    at(50, "timeline", "target", 2, "executors", 0, "pendingTasks", 2, "runningTasks", 0);
+    at(60, "executorAdded", "executor", "1");
+    at(61, "executorAdded", "executor", "2");
+    at(70, "taskStart", "task", 1, "stage", 0, "executor", "1");
+    at(71, "taskStart", "task", 2, "stage", 0, "executor", "2");
+    at(1070, "taskEnd", "task", 1, "stage", 0, "executor", "1", "result", "SUCCEEDED",
+        "outputBytes", 2048);
+    at(2071, "taskEnd", "task", 2, "stage", 0, "executor", "2", "result", "FAILED");
+    at(2100, "containerCompleted", "container", "c2", "executor", "2", "exitStatus", 137,
+        "failure", true, "diagnostics", "Container killed on request. Exit code is 137");
+    at(2100, "executorRemoved", "executor", "2", "reason", "failed: killed");
+    at(2200, "timeline", "target", 2, "executors", 1, "pendingTasks", 1, "runningTasks", 0);
+    at(3000, "executorIdleRemoval", "executor", "1", "reason", "idle; removed by dynamic"
+        + " allocation");
+    at(3100, "batchCompleted", "batch", 3000, "records", 10, "processingMs", 900,
+        "schedulingDelayMs", 5, "delayed", false, "executors", 1, "target", 2);
+  }
+
+  @Test
+  void executorsStagesAndDecisionsFollowTheEvents() {
+    story();
+    AppModel.Executor one = model.executors().get(0);
+    AppModel.Executor two = model.executors().get(1);
+    assertEquals("pending-to-remove", one.state);
+    assertEquals(1, one.tasksDone);
+    assertEquals(2048, one.shuffleWrittenBytes);
+    assertEquals("failed", two.state);
+    assertEquals("137", two.exitStatus);
+    assertEquals(1, two.tasksFailed);
+    AppModel.Stage map = model.stages().get(0);
+    assertEquals(1, map.done);
+    assertEquals(1, map.failed);
+    assertEquals(0, map.running);
+    assertEquals(2000, map.taskMillisMax);
+    assertEquals(2, model.decisions().size());
+    assertEquals("target 0 -> 2", model.decisions().get(0).what());
+    AppModel.Counts c = model.counts();
+    assertEquals(0, c.running());
+    assertEquals(1, c.pendingRemoval());
+    assertEquals(1, c.executorFailures());
+    assertEquals(1, c.batches());
+  }
+
+  @Test
+  void pagesAndJsonShowTheSameThings() throws Exception {
+    story();
+    String executors = UiPages.page("executors", model,
+        "http://{nodeHttp}/node/containerlogs/{container}/bob");
+    assertTrue(executors.contains("href=\"http://h2:8042/node/containerlogs/c2/bob\""));
+    assertTrue(executors.contains("Container killed on request. Exit code is 137"));
+    String allocation = UiPages.page("allocation", model, "");
+    assertTrue(allocation.contains("data-series=\"running\" data-points=\"2\""), allocation);
+    assertTrue(allocation.contains("backlog 1.0 s, 2 pending"));
+    assertTrue(allocation.contains("id=\"batches-chart\""));
+    String report = UiPages.report(model, "");
+    for (String section : new String[] {"overview-table", "stages-table", "executors-table",
+        "executors-chart", "decisions-table"}) {
+      assertTrue(report.contains("id=\"" + section + "\""), section);
+    }
+    assertTrue(!report.contains("<script") && !report.contains("src=\"http"),
+        "self-contained: no script, nothing loaded from elsewhere");
+    JsonNode json = new ObjectMapper().readTree(JsonApi.render("executors", model).orElseThrow());
+    assertEquals("failed", json.get(1).get("state").asText());
+    JsonNode samples = new ObjectMapper().readTree(JsonApi.render("allocation", model)
+        .orElseThrow()).get("samples");
+    assertEquals(1, samples.get(1).get("running").asInt());
+    assertTrue(JsonApi.render("nothing", model).isEmpty());
+  }
+
+  @Test
+  void textFromTheEventsIsEscapedInThePages() {
+    at(0, "jobStart", "app", "application_1_0008", "job", "<script>alert(1)</script>");
+    assertTrue(!UiPages.page("", model, "").contains("<script>alert"));
+  }
+}
