@@ -8,7 +8,8 @@ import java.util.Set;
  * The text timeline of one application's event log ({@code bin/tide timeline}): one line per
  * event a person follows — executors coming and going and why, target changes, plans, stages,
  * batches, lost map outputs, the end — timed from the application's start. Task-level events
- * and the once-a-second samples are left out; their effect shows in the summary.
+ * and the once-a-second samples are left out (their effect shows in the summary), and so are a
+ * streaming job's plans and stages (one per batch; its batch lines tell the story).
  */
 public final class EventTimeline {
   private EventTimeline() {}
@@ -26,7 +27,12 @@ public final class EventTimeline {
     int lostOutputs = 0;
     long lastTarget = -1;
     Set<String> live = new HashSet<>();
+    // A stream runs a plan per batch: its batch lines say enough.
+    boolean stream = events.stream().anyMatch(e -> e.event().equals("batchSubmitted"));
     for (EventLine e : events) {
+      if (stream && (e.event().startsWith("plan") || e.event().startsWith("stage"))) {
+        continue;
+      }
       String line = switch (e.event()) {
         case "jobStart" -> "job " + e.get("job") + " started (" + e.get("app") + ")";
         case "planStart" -> "plan " + e.get("plan") + ": " + e.get("stages") + " stages, "
