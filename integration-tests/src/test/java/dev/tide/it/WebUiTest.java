@@ -91,13 +91,22 @@ class WebUiTest {
     String proxy = report.getTrackingUrl();
     assertTrue(proxy.contains("/proxy/" + report.getApplicationId()), proxy);
     ObjectMapper json = new ObjectMapper();
+    // The proxy warns a browser once per application before it shows the AM's pages (YARN's
+    // "The following page may not be safe"); following its link approves, with a cookie.
+    browser.get(proxy);
+    if (browser.getPageSource().contains("may not be safe")) {
+      shot("proxy-warning");
+      browser.get(proxy + "?proxyapproved=true");
+    }
 
     // Wait, through the proxy's JSON API, until executors rose and some were removed again.
     JsonNode allocation = null;
     long deadline = System.currentTimeMillis() + 150_000;
     while (System.currentTimeMillis() < deadline && !job.isDone()) {
       browser.get(proxy + "api/v1/allocation");
-      allocation = json.readTree(browser.findElement(By.tagName("body")).getText());
+      String body = browser.findElement(By.tagName("body")).getText();
+      assertTrue(body.startsWith("{"), "JSON from the proxy: " + body);
+      allocation = json.readTree(body);
       if (peak(allocation) >= 3 && last(allocation) < peak(allocation)) {
         break;
       }
