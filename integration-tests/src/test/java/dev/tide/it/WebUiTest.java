@@ -88,8 +88,12 @@ class WebUiTest {
     });
     YarnClient yarn = cluster.yarnClient();
     ApplicationReport report = awaitRunning(yarn, job);
-    String proxy = report.getTrackingUrl();
-    assertTrue(proxy.contains("/proxy/" + report.getApplicationId()), proxy);
+    assertTrue(report.getTrackingUrl().contains("/proxy/" + report.getApplicationId() + "/"),
+        report.getTrackingUrl());
+    // The report's URL carries the port the RM was configured with (0 under test): the same
+    // path on the port its web server took.
+    String proxy = "http://" + conf.get("yarn.resourcemanager.webapp.address") + "/proxy/"
+        + report.getApplicationId() + "/";
     ObjectMapper json = new ObjectMapper();
     // The proxy warns a browser once per application before it shows the AM's pages (YARN's
     // "The following page may not be safe"); following its link approves, with a cookie.
