@@ -501,8 +501,9 @@ public final class JobScheduler {
         }
       }
     }
-    LOG.warn("Task {} could not fetch map outputs {} (by stage) from {}:{} ({}); rerunning them",
-        task.describe(), lost, outcome.fetchHost(), outcome.fetchPort(), outcome.message());
+    LOG.warn("Task {} (partition {}) could not fetch map outputs {} (by stage) from {}:{},"
+        + " cause {}; rerunning them. {}", task.describe(), task.index(), lost,
+        outcome.fetchHost(), outcome.fetchPort(), outcome.lossCause(), outcome.message());
     if (fetchFailures > maxFetchFailures) {
       failure = "too many shuffle fetch failures (" + fetchFailures + "); last: "
           + outcome.message();
@@ -530,9 +531,11 @@ public final class JobScheduler {
       for (int index : e.getValue()) {
         if (stage.loseOutput(index)) {
           rerunStages.add(stage.stage.id());
-          events.record("mapOutputLost", "stage", globalId(stage.stage.id()), "map", index, "host",
-              outcome.fetchHost(), "reader", task.describe(), "cause",
-              outcome.message().length() > 500 ? outcome.message().substring(0, 500) + "..."
+          events.record("mapOutputLost", "stage", globalId(stage.stage.id()),
+              "shuffle", globalId(stage.stage.id()), "map", index, "partition", task.index(),
+              "host", outcome.fetchHost(), "port", outcome.fetchPort(), "reader",
+              task.describe(), "cause", outcome.lossCause(), "detail",
+              outcome.message().length() > 1000 ? outcome.message().substring(0, 1000) + "..."
                   : outcome.message());
         }
       }
