@@ -394,6 +394,14 @@ public final class JobScheduler {
       fields.add(k);
       fields.add(v);
     });
+    if (outcome.state() != TaskOutcome.State.SUCCEEDED) {
+      fields.add("reason");
+      fields.add(cut(outcome.message()));
+    }
+    if (outcome.state() == TaskOutcome.State.FETCH_FAILED) {
+      fields.add("cause");
+      fields.add(outcome.lossCause());
+    }
     events.record("taskEnd", fields.toArray());
     if (e != null && outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0) {
       e.exiting = true; // it exits after this report; a new executor replaces it
@@ -534,14 +542,17 @@ public final class JobScheduler {
           events.record("mapOutputLost", "stage", globalId(stage.stage.id()),
               "shuffle", globalId(stage.stage.id()), "map", index, "partition", task.index(),
               "host", outcome.fetchHost(), "port", outcome.fetchPort(), "reader",
-              task.describe(), "cause", outcome.lossCause(), "detail",
-              outcome.message().length() > 1000 ? outcome.message().substring(0, 1000) + "..."
-                  : outcome.message());
+              task.describe(), "cause", outcome.lossCause(), "detail", cut(outcome.message()));
         }
       }
     }
     reader.requeue(task.index());
     scheduleMissingParentOutputs();
+  }
+
+  /** A failure message as the event log keeps it: at most 1000 characters. */
+  private static String cut(String message) {
+    return message.length() > 1000 ? message.substring(0, 1000) + "..." : message;
   }
 
   public boolean isDone() {
