@@ -77,7 +77,15 @@ public final class JobScheduler {
 
   private long taskMillis;
 
-  private record Running(TaskDescription task, String executorId, long startMillis) {}
+  /**
+   * @param outputsBefore {@link #outputSequence} when it started: outputs set later are ones it
+   *     cannot have read
+   */
+  private record Running(TaskDescription task, String executorId, long startMillis,
+      long outputsBefore) {}
+
+  /** Counts outputs set; each output remembers its number ({@link StageProgress#setOutput}). */
+  private long outputSequence;
 
   /** A task handed to an executor. */
   public record Assignment(String executorId, TaskDescription task) {}
@@ -222,7 +230,8 @@ public final class JobScheduler {
         Optional<TaskDescription> task = nextTaskFor(e);
         if (task.isPresent()) {
           e.busy++;
-          running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong()));
+          running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong(),
+              outputSequence));
           assignments.add(new Assignment(e.id, task.get()));
           events.record("taskStart", "task", task.get().taskId(), "stage",
               task.get().stageId(), "kind", task.get().kind(), "index", task.get().index(),
@@ -412,7 +421,7 @@ public final class JobScheduler {
         succeeded(task, e);
       }
       case FAILED -> failed(task, r.executorId(), outcome.message());
-      case FETCH_FAILED -> fetchFailed(task, outcome);
+      case FETCH_FAILED -> fetchFailed(task, outcome, r.outputsBefore());
       default -> throw new IllegalStateException("unknown outcome " + outcome.state());
     }
   }
@@ -440,7 +449,7 @@ public final class JobScheduler {
     }
     String host = e == null ? "" : e.host;
     stage.setOutput(task.index(), new MapLocation(task.index(), host,
-        e == null ? 0 : e.shufflePort));
+        e == null ? 0 : e.shufflePort), ++outputSequence);
     if (!stage.isComplete()) {
       return;
     }
@@ -490,7 +499,12 @@ public final class JobScheduler {
     stage.requeue(task.index());
   }
 
-  private void fetchFailed(TaskDescription task, TaskOutcome outcome) {
+  /**
+   * @param outputsBefore the output sequence when the reader started: a named output set after
+   *     that (its map reran meanwhile, e.g. because another reader found it damaged) is not the
+   *     one the reader failed on, and is kept
+   */
+  private void fetchFailed(TaskDescription task, TaskOutcome outcome, long outputsBefore) {
     fetchFailures++;
     StageProgress reader = stageOf(task);
     int shuffle = outcome.lostShuffleId() - stageBase;
@@ -500,7 +514,15 @@ public final class JobScheduler {
       return;
     }
     Map<Integer, Set<Integer>> lost = new TreeMap<>();
-    lost.computeIfAbsent(shuffle, k -> new TreeSet<>()).addAll(outcome.lostMapIds());
+    Set<Integer> named = lost.computeIfAbsent(shuffle, k -> new TreeSet<>());
+    for (int map : outcome.lostMapIds()) {
+      if (stages.get(shuffle).outputSequence(map) > outputsBefore) {
+        LOG.info("Task {} reported map output {} of stage {} lost, but it was recomputed after"
+            + " the task started; keeping it", task.describe(), map, shuffle);
+      } else {
+        named.add(map);
+      }
+    }
     if (outcome.wholeServiceLost()) {
       for (StageProgress stage : stages) {
         if (stage.stage.consumer() >= 0) {
