@@ -7,8 +7,10 @@ import dev.tide.executor.sort.RecordMerger;
 import dev.tide.executor.sort.SortedRecords;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
+import dev.tide.driver.scheduler.TaskOutcome;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.client.BlockReader;
+import dev.tide.shuffle.client.CorruptBlockDiagnosis;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
 import dev.tide.shuffle.protocol.FetchReply;
@@ -38,15 +40,51 @@ import java.util.NoSuchElementException;
  * streams are merged again: within a key, records of the first parent come first.
  */
 final class ShuffleSegments implements AutoCloseable {
-  /** Thrown through the reducer when a segment cannot be fetched; ends the attempt. */
+  /**
+   * Thrown through the reducer when a segment cannot be fetched; ends the attempt. Its message
+   * (the task's failure reason) names the shuffle, the maps, the partition, the service and the
+   * cause ({@link #lossCause()}).
+   */
   static final class FetchFailedException extends RuntimeException {
     private final ShuffleFetchException cause;
     private final int shuffleId;
+    private final String lossCause;
 
-    FetchFailedException(ShuffleFetchException cause, int shuffleId) {
-      super(cause.getMessage(), cause);
+    FetchFailedException(ShuffleFetchException cause, int shuffleId, int partition,
+        String lossCause) {
+      super("shuffle " + shuffleId + " map" + (cause.blocks().size() == 1 ? " " : "s ")
+          + mapIds(cause.blocks()) + " partition " + partition + " from " + cause.host() + ":"
+          + cause.port() + " lost (cause: " + lossCause + "): " + cause.getMessage(), cause);
       this.cause = cause;
       this.shuffleId = shuffleId;
+      this.lossCause = lossCause;
+    }
+
+    /** A fetch failure the service or the connection reported; the cause follows its reason. */
+    FetchFailedException(ShuffleFetchException cause, int shuffleId, int partition) {
+      this(cause, shuffleId, partition, lossCause(cause.reason()));
+    }
+
+    /**
+     * Why the map outputs are lost, as {@link TaskOutcome#lossCause()} names it: a service that
+     * found a map output damaged (CORRUPT) -> disk; NOT_FOUND -> missing; CONNECT, TIMEOUT ->
+     * unreachable; other refusals -> service. A corrupt block's cause comes from its diagnosis.
+     */
+    static String lossCause(ShuffleFetchException.Reason reason) {
+      return switch (reason) {
+        case CORRUPT -> CorruptBlockDiagnosis.Cause.DISK.label();
+        case NOT_FOUND -> "missing";
+        case CONNECT, TIMEOUT -> "unreachable";
+        default -> "service";
+      };
+    }
+
+    private static String mapIds(List<BlockId> blocks) {
+      java.util.StringJoiner ids = new java.util.StringJoiner(",");
+      for (BlockId block : blocks) {
+        ids.add(String.valueOf(block.mapId()));
+      }
+      return ids.toString();
     }
 
     /** The shuffle that could not be read: the id of the stage that wrote it. */
@@ -56,6 +94,10 @@ final class ShuffleSegments implements AutoCloseable {
 
     ShuffleFetchException cause() {
       return cause;
+    }
+
+    String lossCause() {
+      return lossCause;
     }
 
     boolean wholeServiceLost() {
@@ -69,6 +111,16 @@ final class ShuffleSegments implements AutoCloseable {
         ids.add(block.mapId());
       }
       return ids;
+    }
+  }
+
+  /**
+   * A fetched block whose bytes did not match the CRC32C its map task wrote: what was announced
+   * ({@code written}, {@code length}) and what arrived ({@code read}).
+   */
+  private record Mismatch(BlockId block, long written, long read, long length) {
+    String describe() {
+      return "read CRC32C " + Long.toHexString(read) + ", written " + Long.toHexString(written);
     }
   }
 
@@ -194,41 +246,80 @@ final class ShuffleSegments implements AutoCloseable {
   }
 
   /**
-   * One request, verified: a block whose bytes do not match the CRC32C its map task wrote is
-   * fetched once more (the damage may have been on the way); if it fails again the map output
-   * is treated as lost (a fetch failure naming those blocks, reason CORRUPT), so its map reruns.
+   * One request, verified. A block whose bytes do not match the CRC32C its map task wrote is a
+   * corrupt block: the serving service is asked to read it from its disk again
+   * ({@link CorruptBlockDiagnosis}). Cause {@code disk}: the map output is lost at once (a fetch
+   * failure naming those blocks; the driver reruns the map and this task retries). Cause
+   * {@code network} or {@code unknown}: those blocks are fetched once more (the intact ones are
+   * kept); a block that fails again is treated as lost with the cause found the second time.
    */
   private long fetch(FetchedSegments fetched, int shuffleId, MapLocation service,
       List<BlockId> blocks) throws IOException {
+    List<BlockId> asked = blocks;
+    long bytes = 0;
     for (int attempt = 1; ; attempt++) {
-      List<String> mismatches = new ArrayList<>();
-      List<BlockId> bad = new ArrayList<>();
-      long bytes = fetchOnce(fetched, shuffleId, service, blocks, mismatches, bad);
-      if (bad.isEmpty()) {
+      List<Mismatch> mismatches = new ArrayList<>();
+      bytes += fetchOnce(fetched, shuffleId, service, asked, mismatches);
+      if (mismatches.isEmpty()) {
         return bytes;
       }
-      metrics.merge("checksumMismatches", (long) bad.size(), Long::sum);
-      LOG.warn("Shuffle {} from {}:{}: {} (attempt {} of 2)", shuffleId, service.host(),
-          service.shufflePort(), String.join("; ", mismatches), attempt);
-      if (attempt == 2) {
-        throw new FetchFailedException(new ShuffleFetchException(service.host(),
-            service.shufflePort(), bad, ShuffleFetchException.Reason.CORRUPT,
-            "checksum mismatch on two fetches: " + String.join("; ", mismatches)
-            + "; the map output is treated as lost", null), shuffleId);
+      metrics.merge("checksumMismatches", (long) mismatches.size(), Long::sum);
+      List<BlockId> onDisk = new ArrayList<>();
+      List<String> onDiskWhy = new ArrayList<>();
+      List<BlockId> other = new ArrayList<>();
+      List<String> otherWhy = new ArrayList<>();
+      String otherCause = null;
+      for (Mismatch m : mismatches) {
+        CorruptBlockDiagnosis diagnosis = CorruptBlockDiagnosis.diagnose(client, service.host(),
+            service.shufflePort(), m.block(), m.written(), m.read(), m.length());
+        String why = "map " + m.block().mapId() + ": " + m.describe() + "; " + diagnosis.detail();
+        LOG.warn("Corrupt block: shuffle {} map {} partition {} from {}:{}: {}; diagnosis: {}"
+            + " ({}) (fetch {} of at most 2)", shuffleId, m.block().mapId(),
+            m.block().reduceStart(), service.host(), service.shufflePort(), m.describe(),
+            diagnosis.cause().label(), diagnosis.detail(), attempt);
+        String label = diagnosis.cause().label();
+        metrics.merge("corruptBlocks" + Character.toUpperCase(label.charAt(0))
+            + label.substring(1), 1L, Long::sum);
+        if (diagnosis.cause() == CorruptBlockDiagnosis.Cause.DISK) {
+          onDisk.add(m.block());
+          onDiskWhy.add(why);
+        } else {
+          other.add(m.block());
+          otherWhy.add(why);
+          otherCause = otherCause == null ? diagnosis.cause().label() : otherCause;
+        }
       }
+      if (!onDisk.isEmpty()) {
+        throw corrupt(service, onDisk, onDiskWhy, shuffleId,
+            CorruptBlockDiagnosis.Cause.DISK.label(), "the file on the node's disk is damaged");
+      }
+      if (attempt == 2) {
+        throw corrupt(service, other, otherWhy, shuffleId, otherCause,
+            "checksum mismatch on two fetches");
+      }
+      asked = other; // the blocks that arrived intact are kept
     }
+  }
+
+  private FetchFailedException corrupt(MapLocation service, List<BlockId> blocks,
+      List<String> why, int shuffleId, String cause, String summary) {
+    return new FetchFailedException(new ShuffleFetchException(service.host(),
+        service.shufflePort(), blocks, ShuffleFetchException.Reason.CORRUPT, "corrupt block ("
+        + summary + "): " + String.join("; ", why) + "; the map output is treated as lost",
+        null), shuffleId, task.index(), cause);
   }
 
   /**
    * One request; each block's bytes go to memory or disk as they arrive, their CRC32C computed
    * on the way. Returns the bytes; blocks that fail their checksum are abandoned and added to
-   * {@code bad}, with a description in {@code mismatches}.
+   * {@code mismatches}.
    */
   private long fetchOnce(FetchedSegments fetched, int shuffleId, MapLocation service,
-      List<BlockId> blocks, List<String> mismatches, List<BlockId> bad) throws IOException {
+      List<BlockId> blocks, List<Mismatch> mismatches) throws IOException {
     FetchedSegments.SegmentSink[][] sinks = new FetchedSegments.SegmentSink[1][];
     CRC32C[][] crcs = new CRC32C[1][];
     long[][] expected = new long[1][];
+    long[][] announced = new long[1][];
     IOException[] failed = new IOException[1];
     long[] total = new long[1];
     try {
@@ -238,6 +329,7 @@ final class ShuffleSegments implements AutoCloseable {
           try {
             abandon(sinks[0]); // a retried request starts over
             expected[0] = checksums;
+            announced[0] = lengths;
             crcs[0] = new CRC32C[lengths.length];
             for (int i = 0; verifyChecksums && i < lengths.length; i++) {
               if (checksums[i] != FetchReply.NO_CHECKSUM) {
@@ -282,7 +374,7 @@ final class ShuffleSegments implements AutoCloseable {
         oom.initCause(e);
         throw oom;
       }
-      throw new FetchFailedException(e, shuffleId);
+      throw new FetchFailedException(e, shuffleId, task.index());
     }
     if (failed[0] != null) {
       throw failed[0];
@@ -292,9 +384,8 @@ final class ShuffleSegments implements AutoCloseable {
         FetchedSegments.SegmentSink sink = sinks[0][i];
         CRC32C crc = crcs[0][i];
         if (crc != null && crc.getValue() != expected[0][i]) {
-          mismatches.add(blocks.get(i) + " read CRC32C " + Long.toHexString(crc.getValue())
-              + ", written " + Long.toHexString(expected[0][i]));
-          bad.add(blocks.get(i));
+          mismatches.add(new Mismatch(blocks.get(i), expected[0][i], crc.getValue(),
+              announced[0][i]));
           if (sink != null) {
             sink.abandon();
           }

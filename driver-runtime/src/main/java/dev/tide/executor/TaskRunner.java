@@ -70,7 +70,7 @@ final class TaskRunner {
       LOG.warn("Task {} could not fetch its input: {}", task.describe(), e.getMessage());
       return new TaskOutcome(task.taskId(), TaskOutcome.State.FETCH_FAILED, e.getMessage(),
           e.cause().host(), e.cause().port(), e.wholeServiceLost(), e.shuffleId(), e.lostMapIds(),
-          Map.of());
+          Map.of(), e.lossCause());
     } catch (OutOfMemoryError e) {
       outOfMemory = true;
       long heapMb = Runtime.getRuntime().maxMemory() >> 20;

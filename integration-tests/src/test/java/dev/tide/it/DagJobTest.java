@@ -129,34 +129,63 @@ class DagJobTest {
   }
 
   @Test
-  void aByteFlippedInAMapOutputOnDiskRerunsThatMapAndTheOutputIsExact() throws Exception {
+  void aByteFlippedInAMapOutputOnDiskIsDiagnosedDiskRerunsThatMapOnceAndTheOutputIsExact()
+      throws Exception {
     JobRun run = runWithDamage("/dag/flip-data", jobConf(), false);
     assertEquals(0, run.exitCode(), run.output());
     assertEquals(DagJob.expectedChain(4, 5000), lines(cluster.fileSystem(), "/dag/flip-data"));
     List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
-    List<EventLine> lost = JobRun.named(events, "mapOutputLost");
-    assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
-        .toList());
-    assertTrue(lost.get(0).get("cause").contains("checksum mismatch on two fetches"),
-        lost.get(0).get("cause"));
-    System.out.println("diagnosis: " + lost.get(0));
-    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
-        .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
-        .count(), "stage 1 task 0 ran exactly once more");
+    EventLine lost = assertDiagnosedDisk(events);
+    assertTrue(lost.get("detail").contains("corrupt block (the file on the node's disk is"
+        + " damaged)") && lost.get("detail").contains("read from disk again"),
+        lost.get("detail"));
+    assertMapRanOnceMore(events);
   }
 
   @Test
-  void aByteFlippedInAMapOutputIndexIsRefusedAsCorruptAndTheMapReruns() throws Exception {
+  void aByteFlippedInAMapOutputIndexIsDiagnosedDiskAndTheMapRerunsOnce() throws Exception {
     JobRun run = runWithDamage("/dag/flip-index", jobConf(), true);
     assertEquals(0, run.exitCode(), run.output());
     assertEquals(DagJob.expectedChain(4, 5000), lines(cluster.fileSystem(), "/dag/flip-index"));
-    List<EventLine> lost = JobRun.named(run.events(cluster.fileSystem(), EVENTS),
-        "mapOutputLost");
+    List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
+    EventLine lost = assertDiagnosedDisk(events);
+    assertTrue(lost.get("detail").contains("CORRUPT")
+        && lost.get("detail").contains("fails its checksum"), lost.get("detail"));
+    assertMapRanOnceMore(events);
+  }
+
+  /**
+   * Exactly one mapOutputLost, for stage 1 map 0, naming the shuffle, the reader's partition,
+   * the host and the cause {@code disk}; the reduce task's failure (its taskEnd) says the same.
+   */
+  private static EventLine assertDiagnosedDisk(List<EventLine> events) {
+    List<EventLine> lost = JobRun.named(events, "mapOutputLost");
     assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
         .toList());
-    assertTrue(lost.get(0).get("cause").contains("CORRUPT")
-        && lost.get(0).get("cause").contains("fails its checksum"), lost.get(0).get("cause"));
-    System.out.println("diagnosis: " + lost.get(0));
+    EventLine e = lost.get(0);
+    System.out.println("diagnosis: " + e);
+    assertEquals("disk", e.get("cause"), e.toString());
+    assertEquals("1", e.get("shuffle"));
+    assertTrue(e.get("reader").startsWith("reduce " + e.get("partition") + " "), e.toString());
+    assertTrue(!e.get("host").isEmpty() && Integer.parseInt(e.get("port")) > 0, e.toString());
+    assertTrue(e.get("detail").startsWith("shuffle 1 map 0 partition " + e.get("partition")
+        + " from " + e.get("host") + ":" + e.get("port") + " lost (cause: disk): "),
+        e.get("detail"));
+    // Reducers of other partitions that read the damaged file before the rerun fail alike.
+    List<EventLine> fetchFailed = JobRun.named(events, "taskEnd").stream()
+        .filter(t -> t.get("result").equals("FETCH_FAILED")).toList();
+    assertTrue(fetchFailed.stream().allMatch(t -> t.get("cause").equals("disk")),
+        fetchFailed.toString());
+    EventLine reader = fetchFailed.stream().filter(t -> t.get("index").equals(e.get("partition"))
+        && t.get("reason").equals(e.get("detail"))).findFirst().orElseThrow();
+    System.out.println("reduce task failure: " + reader);
+    return e;
+  }
+
+  private static void assertMapRanOnceMore(List<EventLine> events) {
+    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+        .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
+        .count(), "stage 1 task 0 ran exactly once more");
   }
 
   @Test

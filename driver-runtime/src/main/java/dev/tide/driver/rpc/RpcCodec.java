@@ -31,7 +31,8 @@ import java.util.Map;
  *                         reducers:i32 taskClass:str split:bytes preferredHosts:list(str)
  *                         mapOutputs:list(mapId:i32 host:str port:i32) outputPath:str
  *   68 TASK_STATUS        taskId:i64 state:u8 message:str fetchHost:str fetchPort:i32
- *                         wholeServiceLost:u8 lostMapIds:list(i32) metrics:list(key:str value:i64)
+ *                         wholeServiceLost:u8 lostShuffleId:i32 lostMapIds:list(i32)
+ *                         metrics:list(key:str value:i64) lossCause:str
  *   69 SHUTDOWN           reason:str
  * </pre>
  * Malformed input raises {@link IllegalArgumentException} naming what was wrong.
@@ -188,6 +189,7 @@ public final class RpcCodec {
       writeString(out, k);
       out.writeLong(v);
     });
+    writeString(out, o.lossCause());
   }
 
   private static TaskOutcome readOutcome(ByteBuf in) {
@@ -211,8 +213,9 @@ public final class RpcCodec {
     for (int i = 0; i < metricCount; i++) {
       metrics.put(readString(in), readLong(in));
     }
+    String lossCause = readString(in);
     return new TaskOutcome(taskId, TaskOutcome.State.values()[state], message, fetchHost,
-        fetchPort, wholeService, lostShuffleId, lost, metrics);
+        fetchPort, wholeService, lostShuffleId, lost, metrics, lossCause);
   }
 
   private static void writeString(ByteBuf out, String s) {

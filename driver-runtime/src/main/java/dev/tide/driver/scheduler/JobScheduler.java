@@ -77,7 +77,15 @@ public final class JobScheduler {
 
   private long taskMillis;
 
-  private record Running(TaskDescription task, String executorId, long startMillis) {}
+  /**
+   * @param outputsBefore {@link #outputSequence} when it started: outputs set later are ones it
+   *     cannot have read
+   */
+  private record Running(TaskDescription task, String executorId, long startMillis,
+      long outputsBefore) {}
+
+  /** Counts outputs set; each output remembers its number ({@link StageProgress#setOutput}). */
+  private long outputSequence;
 
   /** A task handed to an executor. */
   public record Assignment(String executorId, TaskDescription task) {}
@@ -222,7 +230,8 @@ public final class JobScheduler {
         Optional<TaskDescription> task = nextTaskFor(e);
         if (task.isPresent()) {
           e.busy++;
-          running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong()));
+          running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong(),
+              outputSequence));
           assignments.add(new Assignment(e.id, task.get()));
           events.record("taskStart", "task", task.get().taskId(), "stage",
               task.get().stageId(), "kind", task.get().kind(), "index", task.get().index(),
@@ -394,6 +403,14 @@ public final class JobScheduler {
       fields.add(k);
       fields.add(v);
     });
+    if (outcome.state() != TaskOutcome.State.SUCCEEDED) {
+      fields.add("reason");
+      fields.add(cut(outcome.message()));
+    }
+    if (outcome.state() == TaskOutcome.State.FETCH_FAILED) {
+      fields.add("cause");
+      fields.add(outcome.lossCause());
+    }
     events.record("taskEnd", fields.toArray());
     if (e != null && outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0) {
       e.exiting = true; // it exits after this report; a new executor replaces it
@@ -404,7 +421,7 @@ public final class JobScheduler {
         succeeded(task, e);
       }
       case FAILED -> failed(task, r.executorId(), outcome.message());
-      case FETCH_FAILED -> fetchFailed(task, outcome);
+      case FETCH_FAILED -> fetchFailed(task, outcome, r.outputsBefore());
       default -> throw new IllegalStateException("unknown outcome " + outcome.state());
     }
   }
@@ -432,7 +449,7 @@ public final class JobScheduler {
     }
     String host = e == null ? "" : e.host;
     stage.setOutput(task.index(), new MapLocation(task.index(), host,
-        e == null ? 0 : e.shufflePort));
+        e == null ? 0 : e.shufflePort), ++outputSequence);
     if (!stage.isComplete()) {
       return;
     }
@@ -482,7 +499,12 @@ public final class JobScheduler {
     stage.requeue(task.index());
   }
 
-  private void fetchFailed(TaskDescription task, TaskOutcome outcome) {
+  /**
+   * @param outputsBefore the output sequence when the reader started: a named output set after
+   *     that (its map reran meanwhile, e.g. because another reader found it damaged) is not the
+   *     one the reader failed on, and is kept
+   */
+  private void fetchFailed(TaskDescription task, TaskOutcome outcome, long outputsBefore) {
     fetchFailures++;
     StageProgress reader = stageOf(task);
     int shuffle = outcome.lostShuffleId() - stageBase;
@@ -492,7 +514,15 @@ public final class JobScheduler {
       return;
     }
     Map<Integer, Set<Integer>> lost = new TreeMap<>();
-    lost.computeIfAbsent(shuffle, k -> new TreeSet<>()).addAll(outcome.lostMapIds());
+    Set<Integer> named = lost.computeIfAbsent(shuffle, k -> new TreeSet<>());
+    for (int map : outcome.lostMapIds()) {
+      if (stages.get(shuffle).outputSequence(map) > outputsBefore) {
+        LOG.info("Task {} reported map output {} of stage {} lost, but it was recomputed after"
+            + " the task started; keeping it", task.describe(), map, shuffle);
+      } else {
+        named.add(map);
+      }
+    }
     if (outcome.wholeServiceLost()) {
       for (StageProgress stage : stages) {
         if (stage.stage.consumer() >= 0) {
@@ -501,8 +531,9 @@ public final class JobScheduler {
         }
       }
     }
-    LOG.warn("Task {} could not fetch map outputs {} (by stage) from {}:{} ({}); rerunning them",
-        task.describe(), lost, outcome.fetchHost(), outcome.fetchPort(), outcome.message());
+    LOG.warn("Task {} (partition {}) could not fetch map outputs {} (by stage) from {}:{},"
+        + " cause {}; rerunning them. {}", task.describe(), task.index(), lost,
+        outcome.fetchHost(), outcome.fetchPort(), outcome.lossCause(), outcome.message());
     if (fetchFailures > maxFetchFailures) {
       failure = "too many shuffle fetch failures (" + fetchFailures + "); last: "
           + outcome.message();
@@ -530,15 +561,20 @@ public final class JobScheduler {
       for (int index : e.getValue()) {
         if (stage.loseOutput(index)) {
           rerunStages.add(stage.stage.id());
-          events.record("mapOutputLost", "stage", globalId(stage.stage.id()), "map", index, "host",
-              outcome.fetchHost(), "reader", task.describe(), "cause",
-              outcome.message().length() > 500 ? outcome.message().substring(0, 500) + "..."
-                  : outcome.message());
+          events.record("mapOutputLost", "stage", globalId(stage.stage.id()),
+              "shuffle", globalId(stage.stage.id()), "map", index, "partition", task.index(),
+              "host", outcome.fetchHost(), "port", outcome.fetchPort(), "reader",
+              task.describe(), "cause", outcome.lossCause(), "detail", cut(outcome.message()));
         }
       }
     }
     reader.requeue(task.index());
     scheduleMissingParentOutputs();
+  }
+
+  /** A failure message as the event log keeps it: at most 1000 characters. */
+  private static String cut(String message) {
+    return message.length() > 1000 ? message.substring(0, 1000) + "..." : message;
   }
 
   public boolean isDone() {

@@ -17,6 +17,8 @@ final class StageProgress {
   final int[] attempts;
   final int[] failures;
   private final MapLocation[] outputs;
+  /** The scheduler's output sequence number when each output was (last) set. */
+  private final long[] outputSequence;
   private int done;
   /** Whether its tasks were queued: its parents' outputs all existed once. */
   boolean submitted;
@@ -27,6 +29,7 @@ final class StageProgress {
     this.attempts = new int[stage.tasks()];
     this.failures = new int[stage.tasks()];
     this.outputs = new MapLocation[stage.tasks()];
+    this.outputSequence = new long[stage.tasks()];
   }
 
   void submit() {
@@ -50,11 +53,18 @@ final class StageProgress {
     return done;
   }
 
-  void setOutput(int index, MapLocation location) {
+  /** @param sequence the scheduler's sequence number of this output (increasing) */
+  void setOutput(int index, MapLocation location, long sequence) {
     if (outputs[index] == null) {
       done++;
     }
     outputs[index] = location;
+    outputSequence[index] = sequence;
+  }
+
+  /** The sequence number the output of {@code index} was set with (0: never). */
+  long outputSequence(int index) {
+    return outputSequence[index];
   }
 
   /** Forgets an output; true if there was one. */

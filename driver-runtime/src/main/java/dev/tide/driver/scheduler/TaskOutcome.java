@@ -9,10 +9,18 @@ import java.util.Map;
  * @param lostShuffleId for a fetch failure: the shuffle (the id of the stage that wrote it)
  * @param lostMapIds for a fetch failure: the map outputs of that shuffle that could not be read
  * @param metrics small counters for the event log (bytes fetched, fetch start time ...)
+ * @param lossCause for a fetch failure: why the outputs are lost, one of {@link #LOSS_CAUSES}
+ *     ({@code disk}, {@code network}, {@code unknown} for a corrupt block as diagnosed by the
+ *     serving service; {@code missing}, {@code unreachable}, {@code service} otherwise); empty
+ *     for other outcomes
  */
 public record TaskOutcome(long taskId, State state, String message, String fetchHost,
     int fetchPort, boolean wholeServiceLost, int lostShuffleId, List<Integer> lostMapIds,
-    Map<String, Long> metrics) {
+    Map<String, Long> metrics, String lossCause) {
+
+  /** The values of {@link #lossCause()} for a fetch failure. */
+  public static final List<String> LOSS_CAUSES = List.of("disk", "network", "unknown", "missing",
+      "unreachable", "service");
 
   /** The end state of an attempt. */
   public enum State { SUCCEEDED, FAILED, FETCH_FAILED }
@@ -32,6 +40,15 @@ public record TaskOutcome(long taskId, State state, String message, String fetch
   public TaskOutcome {
     lostMapIds = List.copyOf(lostMapIds);
     metrics = Map.copyOf(metrics);
+    lossCause = lossCause == null ? "" : lossCause;
+  }
+
+  /** An outcome without a loss cause. */
+  public TaskOutcome(long taskId, State state, String message, String fetchHost, int fetchPort,
+      boolean wholeServiceLost, int lostShuffleId, List<Integer> lostMapIds,
+      Map<String, Long> metrics) {
+    this(taskId, state, message, fetchHost, fetchPort, wholeServiceLost, lostShuffleId,
+        lostMapIds, metrics, "");
   }
 
   public static TaskOutcome succeeded(long taskId, Map<String, Long> metrics) {

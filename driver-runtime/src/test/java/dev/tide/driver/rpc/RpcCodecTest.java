@@ -58,7 +58,7 @@ class RpcCodecTest {
     assertEquals(reduce.describe(), decoded.describe());
     assertEquals(reduce.outputPath(), decoded.outputPath());
     TaskOutcome fetchFailed = new TaskOutcome(7, TaskOutcome.State.FETCH_FAILED, "gone", "h2",
-        7448, true, 1, List.of(5, 6), Map.of("bytesFetched", 10L));
+        7448, false, 1, List.of(5, 6), Map.of("bytesFetched", 10L), "disk");
     assertEquals(fetchFailed,
         ((RpcMessage.TaskStatus) roundTrip(new RpcMessage.TaskStatus(fetchFailed))).outcome());
     assertEquals(new RpcMessage.Shutdown("bye"), roundTrip(new RpcMessage.Shutdown("bye")));

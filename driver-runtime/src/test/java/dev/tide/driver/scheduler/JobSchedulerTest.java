@@ -174,6 +174,31 @@ class JobSchedulerTest {
   }
 
   @Test
+  void aFetchFailureOfAnOutputRecomputedSinceTheReaderStartedKeepsTheNewOutput() {
+    List<InputSplit> splits = List.of(new InputSplit(new byte[] {0}, List.of()));
+    JobScheduler s = new JobScheduler(JobPlan.mapReduce("t", splits, M.class, R.class, 2, ""), 2,
+        100, 4, () -> now, EventLog.disabled());
+    s.executorAdded("1", "hostA", 2);
+    succeed(s, s.assignTasks().get(0));
+    List<Assignment> reduces = s.assignTasks();
+    assertEquals(2, reduces.size());
+    // Both readers found map 0 damaged; the first report reruns it ...
+    s.taskEnded(new TaskOutcome(reduces.get(0).task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "corrupt", "hostA", 1, false, 0, List.of(0), Map.of(), "disk"));
+    Assignment rerun = s.assignTasks().get(0);
+    assertEquals(TaskDescription.Kind.MAP, rerun.task().kind());
+    succeed(s, rerun);
+    // ... the second arrives after the new output exists: it read the old file.
+    s.taskEnded(new TaskOutcome(reduces.get(1).task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "corrupt", "hostA", 1, false, 0, List.of(0), Map.of(), "disk"));
+    List<Assignment> next = s.assignTasks();
+    assertEquals(List.of(TaskDescription.Kind.REDUCE, TaskDescription.Kind.REDUCE),
+        next.stream().map(a -> a.task().kind()).toList(), "no second rerun of map 0");
+    next.forEach(a -> succeed(s, a));
+    assertTrue(s.isDone());
+  }
+
+  @Test
   void executorThatRanOutOfMemoryGetsNoMoreTasks() {
     JobScheduler s = scheduler(2, 1, List.of());
     s.executorAdded("1", "h", 1);

@@ -7,6 +7,8 @@ import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
+import dev.tide.shuffle.protocol.VerifyReply;
+import dev.tide.shuffle.protocol.VerifyRequest;
 import dev.tide.shuffle.transport.FrameDecoder;
 import dev.tide.shuffle.transport.HandshakeCompletedEvent;
 import dev.tide.shuffle.transport.MalformedFrameException;
@@ -42,6 +44,8 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
   }
 
   private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+  /** Outstanding VERIFY_REQUESTs: small replies, no data. */
+  private final Map<Long, CompletableFuture<VerifyReply>> verifying = new ConcurrentHashMap<>();
   /** The request whose reply is streaming in now (event loop only). */
   private Pending<?> receiving;
   private volatile Channel channel;
@@ -60,6 +64,23 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     Channel ch = channel;
     pending.put(request.requestId(), new Pending<>(sink, result));
     // Checked after registering: a close that raced us either sees the entry or left this false.
+    if (ch == null || !ch.isActive()) {
+      fail(request.requestId(), Reason.CONNECT, "connection is closed");
+      return result;
+    }
+    ch.writeAndFlush(request.toFrame(ch.alloc())).addListener(f -> {
+      if (!f.isSuccess()) {
+        fail(request.requestId(), Reason.CONNECT, "cannot send request: " + f.cause());
+      }
+    });
+    return result;
+  }
+
+  /** Sends a VERIFY_REQUEST; the future completes with its reply or a {@link FetchFailure}. */
+  CompletableFuture<VerifyReply> verify(VerifyRequest request) {
+    CompletableFuture<VerifyReply> result = new CompletableFuture<>();
+    Channel ch = channel;
+    verifying.put(request.requestId(), result);
     if (ch == null || !ch.isActive()) {
       fail(request.requestId(), Reason.CONNECT, "connection is closed");
       return result;
@@ -126,6 +147,11 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
         }
       } else if (message instanceof ErrorReply error) {
         onError(ctx, error);
+      } else if (message instanceof VerifyReply verified) {
+        CompletableFuture<VerifyReply> v = verifying.remove(verified.requestId());
+        if (v != null) {
+          v.complete(verified);
+        }
       } else {
         failAll(Reason.PROTOCOL, "server sent unexpected message type " + message.type());
         ctx.close();
@@ -145,10 +171,15 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       ctx.close();
       return;
     }
+    FetchFailure failure = new FetchFailure(reasonFor(error.code()), error.code() + ": "
+        + error.message(), error.blocks(), null, error.retryAfterMillis());
     Pending<?> p = pending.remove(error.requestId());
     if (p != null) {
-      p.fail(new FetchFailure(reasonFor(error.code()), error.code() + ": " + error.message(),
-          error.blocks(), null, error.retryAfterMillis()));
+      p.fail(failure);
+    }
+    CompletableFuture<VerifyReply> v = verifying.remove(error.requestId());
+    if (v != null) {
+      v.completeExceptionally(failure);
     }
   }
 
@@ -173,7 +204,8 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
             new ReplyStreamDecoder(frames.maxFrameBytes()));
       }
       ctx.fireUserEventTriggered(evt);
-    } else if (evt instanceof IdleStateEvent && (!pending.isEmpty() || receiving != null)) {
+    } else if (evt instanceof IdleStateEvent
+        && (!pending.isEmpty() || !verifying.isEmpty() || receiving != null)) {
       failAll(Reason.TIMEOUT, "no data from the server for the read timeout");
       ctx.close();
     } else {
@@ -199,6 +231,10 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     if (p != null) {
       p.fail(new FetchFailure(reason, message, List.of(), null));
     }
+    CompletableFuture<VerifyReply> v = verifying.remove(requestId);
+    if (v != null) {
+      v.completeExceptionally(new FetchFailure(reason, message, List.of(), null));
+    }
   }
 
   /** Fails every outstanding request, the one being received included (event loop only). */
@@ -209,6 +245,9 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       receiving = null;
     }
     for (Long id : List.copyOf(pending.keySet())) {
+      fail(id, reason, message);
+    }
+    for (Long id : List.copyOf(verifying.keySet())) {
       fail(id, reason, message);
     }
   }

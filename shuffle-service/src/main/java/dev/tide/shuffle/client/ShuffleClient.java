@@ -3,6 +3,8 @@ package dev.tide.shuffle.client;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
 import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.protocol.VerifyReply;
+import dev.tide.shuffle.protocol.VerifyRequest;
 import dev.tide.shuffle.transport.HandshakeException;
 import dev.tide.shuffle.transport.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
@@ -125,7 +127,7 @@ public final class ShuffleClient implements AutoCloseable {
     if (blocks.isEmpty()) {
       return List.of();
     }
-    return fetchWithRetries(host, port, blocks, ReplySink.ByteArrays::new);
+    return fetchWithRetries(host, port, blocks, () -> fetching(blocks, new ReplySink.ByteArrays()));
   }
 
   /**
@@ -144,7 +146,56 @@ public final class ShuffleClient implements AutoCloseable {
       return;
     }
     ReplySink.Reader sink = new ReplySink.Reader(reader);
-    fetchWithRetries(host, port, blocks, () -> sink);
+    fetchWithRetries(host, port, blocks, () -> fetching(blocks, sink));
+  }
+
+  /**
+   * Asks the service at host:port to read {@code block} from its disk again and compute its
+   * CRC32C now (VERIFY_REQUEST): what a reducer does when a fetched block fails its checksum, to
+   * learn whether the disk or the way there damaged it ({@link CorruptBlockDiagnosis}). Retried
+   * on BUSY and connect failures as a fetch is.
+   *
+   * @throws ShuffleFetchException naming the server and the block: CORRUPT when the service
+   *     finds the map output's index or data file damaged, NOT_FOUND, PROTOCOL (a service that
+   *     does not know the request answers BAD_REQUEST), ...
+   */
+  public VerifyReply verify(String host, int port, BlockId block) throws ShuffleFetchException {
+    checkOpen();
+    return fetchWithRetries(host, port, List.of(block), () -> new Exchange<>() {
+      @Override
+      public CompletableFuture<VerifyReply> send(FetchResponseHandler handler, long requestId) {
+        return handler.verify(new VerifyRequest(requestId, appId, block));
+      }
+
+      @Override
+      public boolean started() {
+        return false;
+      }
+    });
+  }
+
+  /**
+   * One request and where its reply goes: sent once per attempt; {@link #started()} tells
+   * whether part of the reply already reached the caller (then it is not retried).
+   */
+  private interface Exchange<T> {
+    CompletableFuture<T> send(FetchResponseHandler handler, long requestId);
+
+    boolean started();
+  }
+
+  private <T> Exchange<T> fetching(List<BlockId> blocks, ReplySink<T> sink) {
+    return new Exchange<>() {
+      @Override
+      public CompletableFuture<T> send(FetchResponseHandler handler, long requestId) {
+        return handler.send(new FetchRequest(requestId, appId, blocks), sink);
+      }
+
+      @Override
+      public boolean started() {
+        return sink.started();
+      }
+    };
   }
 
   private void checkOpen() {
@@ -154,17 +205,17 @@ public final class ShuffleClient implements AutoCloseable {
   }
 
   private <T> T fetchWithRetries(String host, int port, List<BlockId> blocks,
-      Supplier<ReplySink<T>> sinks) throws ShuffleFetchException {
+      Supplier<Exchange<T>> exchanges) throws ShuffleFetchException {
     int busyRetried = 0;
     int connectFailures = 0;
     long waitedMillis = 0;
     while (true) {
       long wait;
-      ReplySink<T> sink = sinks.get();
+      Exchange<T> exchange = exchanges.get();
       try {
-        return fetchOnce(host, port, blocks, sink);
+        return fetchOnce(host, port, blocks, exchange);
       } catch (ShuffleFetchException e) {
-        if (closed || sink.started()) {
+        if (closed || exchange.started()) {
           throw e; // part of the reply already reached the caller's reader
         }
         if (e.reason() == Reason.BUSY) {
@@ -242,21 +293,21 @@ public final class ShuffleClient implements AutoCloseable {
    * goes out; a CONNECT failure on a connection that was already open is therefore retried once
    * on a new one (fetches are idempotent).
    */
-  private <T> T fetchOnce(String host, int port, List<BlockId> blocks, ReplySink<T> sink)
+  private <T> T fetchOnce(String host, int port, List<BlockId> blocks, Exchange<T> exchange)
       throws ShuffleFetchException {
     CompletableFuture<Channel> kept = connections.get(host + ":" + port);
     Channel keptChannel = kept == null ? null : kept.getNow(null);
     try {
-      return fetchOn(host, port, blocks, sink);
+      return fetchOn(host, port, blocks, exchange);
     } catch (ShuffleFetchException e) {
-      if (e.reason() != Reason.CONNECT || keptChannel == null || closed || sink.started()) {
+      if (e.reason() != Reason.CONNECT || keptChannel == null || closed || exchange.started()) {
         throw e;
       }
-      return fetchOn(host, port, blocks, sink);
+      return fetchOn(host, port, blocks, exchange);
     }
   }
 
-  private <T> T fetchOn(String host, int port, List<BlockId> blocks, ReplySink<T> sink)
+  private <T> T fetchOn(String host, int port, List<BlockId> blocks, Exchange<T> exchange)
       throws ShuffleFetchException {
     try {
       Channel ch = await(connection(host, port));
@@ -264,8 +315,7 @@ public final class ShuffleClient implements AutoCloseable {
       if (handler == null) {
         throw new FetchFailure(Reason.CONNECT, "connection closed", List.of(), null);
       }
-      FetchRequest request = new FetchRequest(nextRequestId.getAndIncrement(), appId, blocks);
-      return await(handler.send(request, sink));
+      return await(exchange.send(handler, nextRequestId.getAndIncrement()));
     } catch (FetchFailure f) {
       List<BlockId> named = (f.reason() == Reason.NOT_FOUND || f.reason() == Reason.CORRUPT)
           && !f.blocks().isEmpty()

@@ -5,6 +5,8 @@ public final class MessageTypes {
   public static final byte FETCH_REQUEST = 16;
   public static final byte FETCH_REPLY = 17;
   public static final byte ERROR = 18;
+  public static final byte VERIFY_REQUEST = 19;
+  public static final byte VERIFY_REPLY = 20;
 
   private MessageTypes() {}
 }

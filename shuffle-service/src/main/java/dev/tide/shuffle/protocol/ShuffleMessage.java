@@ -8,7 +8,8 @@ import io.netty.buffer.ByteBufAllocator;
  * A message of the shuffle protocol: immutable, with an explicit type byte, every one naming the
  * request it belongs to. Encoded as the payload of a {@link Frames} frame.
  */
-public sealed interface ShuffleMessage permits FetchRequest, FetchReply, ErrorReply {
+public sealed interface ShuffleMessage permits FetchRequest, FetchReply, ErrorReply,
+    VerifyRequest, VerifyReply {
   byte type();
 
   /** The id of the request this message is or answers; -1 if it answers an unreadable frame. */

@@ -25,6 +25,8 @@ public final class ShuffleMessages {
         case MessageTypes.FETCH_REQUEST -> FetchRequest.decode(body);
         case MessageTypes.FETCH_REPLY -> FetchReply.decode(body);
         case MessageTypes.ERROR -> ErrorReply.decode(body);
+        case MessageTypes.VERIFY_REQUEST -> VerifyRequest.decode(body);
+        case MessageTypes.VERIFY_REPLY -> VerifyReply.decode(body);
         default -> throw new MalformedFrameException("unknown shuffle message type " + type);
       };
     } catch (IndexOutOfBoundsException e) {

@@ -6,6 +6,8 @@ import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
+import dev.tide.shuffle.protocol.VerifyReply;
+import dev.tide.shuffle.protocol.VerifyRequest;
 import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
 import dev.tide.shuffle.transport.HandshakeCompletedEvent;
 import dev.tide.shuffle.transport.HandshakeRefusedEvent;
@@ -32,7 +34,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves FETCH_REQUESTs on one authenticated connection. Checks on the event loop that the
+ * Serves FETCH_REQUESTs (and VERIFY_REQUESTs, see {@link #onVerify}) on one authenticated
+ * connection. Checks on the event loop that the
  * request names the connection's application and that it is still registered, resolves the
  * files on a disk thread (where short ranges are also read into memory, see
  * {@link ShortRangeCopier}), then back on the event loop admits the reply against the in-flight
@@ -126,9 +129,11 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     }
     if (message instanceof FetchRequest request) {
       onFetch(ctx, request, receivedNanos);
+    } else if (message instanceof VerifyRequest request) {
+      onVerify(ctx, request);
     } else {
       badFrame(ctx, message.requestId(),
-          "the server accepts only FETCH_REQUEST, got type " + message.type());
+          "the server accepts only FETCH_REQUEST and VERIFY_REQUEST, got type " + message.type());
     }
   }
 
@@ -200,21 +205,32 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     ctx.fireChannelInactive();
   }
 
-  private void onFetch(ChannelHandlerContext ctx, FetchRequest request, long receivedNanos) {
+  /**
+   * The registered application a request may read: the connection's, named by the request and
+   * still registered. Otherwise answers FORBIDDEN and returns empty.
+   */
+  private Optional<RegisteredApp> authorized(ChannelHandlerContext ctx, long id, String appId) {
     String connectionApp = ctx.channel().attr(SecureChannels.APP_ID).get();
-    long id = request.requestId();
-    if (!request.appId().equals(connectionApp)) {
+    if (!appId.equals(connectionApp)) {
       log.warn("requests for another application's data", "connection from {} authenticated for"
           + " {} asked for data of {}; refused", ctx.channel().remoteAddress(),
-          LogSafe.text(connectionApp), LogSafe.text(request.appId()));
+          LogSafe.text(connectionApp), LogSafe.text(appId));
       reply(ctx, new ErrorReply(id, ErrorCode.FORBIDDEN, "this connection is authenticated for "
-          + connectionApp + " and may not read data of " + request.appId()));
-      return;
+          + connectionApp + " and may not read data of " + appId));
+      return Optional.empty();
     }
     Optional<RegisteredApp> app = registry.lookup(connectionApp);
     if (app.isEmpty()) {
       reply(ctx, new ErrorReply(id, ErrorCode.FORBIDDEN, "application " + connectionApp
           + " is not registered with this shuffle service (finished?)"));
+    }
+    return app;
+  }
+
+  private void onFetch(ChannelHandlerContext ctx, FetchRequest request, long receivedNanos) {
+    long id = request.requestId();
+    Optional<RegisteredApp> app = authorized(ctx, id, request.appId());
+    if (app.isEmpty()) {
       return;
     }
     if (request.blocks().size() > config.maxBlocksPerRequest()) {
@@ -336,6 +352,95 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * A VERIFY_REQUEST: authorized as a fetch, then on a disk thread (through the same disk queue
+   * and per-connection wait bound as fetches) the block is read from disk again and its CRC32C
+   * computed ({@link MapOutputResolver#verify}); the bytes it reads count against the server's
+   * in-flight total while it reads them. The answer is a VERIFY_REPLY or an ERROR.
+   */
+  private void onVerify(ChannelHandlerContext ctx, VerifyRequest request) {
+    long id = request.requestId();
+    Optional<RegisteredApp> app = authorized(ctx, id, request.appId());
+    if (app.isEmpty()) {
+      return;
+    }
+    long direct = directMemoryInUse.getAsLong();
+    if (direct > config.maxDirectMemoryBytes()) {
+      busy(ctx, id, "shuffle service buffers hold " + direct + " bytes of direct memory (limit "
+          + config.maxDirectMemoryBytes() + ")");
+      return;
+    }
+    waitingForDisk++;
+    try {
+      diskExecutor.execute(() -> verify(ctx, app.get(), request));
+    } catch (RejectedExecutionException e) {
+      waitingForDisk--;
+      busy(ctx, id, "shuffle service disk queue is full (" + config.diskQueueCapacity()
+          + " requests)");
+    }
+  }
+
+  /** Runs on a disk thread; hands the answer back to the event loop. */
+  private void verify(ChannelHandlerContext ctx, RegisteredApp app, VerifyRequest request) {
+    ShuffleMessage answer = null;
+    if (ctx.channel().isActive()) {
+      try {
+        MapOutputResolver.Verified v = resolver.verify(app, request.block(),
+            this::admitRead, bytes -> serverInFlightBytes.addAndGet(-bytes));
+        stats.verified(v.storedChecksum() != FetchReply.NO_CHECKSUM
+            && v.storedChecksum() != v.computedChecksum());
+        answer = new VerifyReply(request.requestId(), v.length(), v.computedChecksum(),
+            v.storedChecksum());
+      } catch (FetchRefusedException e) {
+        log.info("verifies refused", "verify {} of {} from {} refused ({}): {}",
+            request.requestId(), app.appId(), ctx.channel().remoteAddress(), e.code(),
+            LogSafe.text(e.getMessage(), MAX_LOGGED_REASON_CHARS));
+        if (e.code() == ErrorCode.BUSY) {
+          stats.busyReplied();
+          answer = ErrorReply.busy(request.requestId(), e.getMessage() + "; retry later",
+              retryAfterMillis);
+        } else {
+          answer = new ErrorReply(request.requestId(), e.code(), e.getMessage(), e.blocks());
+        }
+      } catch (RuntimeException e) {
+        stats.internalError();
+        LOG.error("verify {} of application {} from {} failed", request.requestId(),
+            app.appId(), ctx.channel().remoteAddress(), e);
+        answer = new ErrorReply(request.requestId(), ErrorCode.INTERNAL,
+            "internal error serving application " + app.appId() + ": " + e);
+      }
+    }
+    ShuffleMessage done = answer;
+    try {
+      ctx.executor().execute(() -> {
+        waitingForDisk--;
+        if (done != null) {
+          reply(ctx, done);
+        }
+        resumeIfPeerCaughtUp(ctx);
+      });
+    } catch (RejectedExecutionException e) {
+      // the event loop is shutting down: nobody to answer
+    }
+  }
+
+  /**
+   * Reserves {@code bytes} that a verification reads under the server's in-flight total (not
+   * the connection's: they never reach it); admitted alone when nothing is in flight. Any thread.
+   */
+  private String admitRead(long bytes) {
+    while (true) {
+      long now = serverInFlightBytes.get();
+      if (now > 0 && now + bytes > config.maxInFlightBytes()) {
+        return "shuffle service has " + now + " bytes in flight; verifying " + bytes
+            + " more would exceed the limit of " + config.maxInFlightBytes();
+      }
+      if (serverInFlightBytes.compareAndSet(now, now + bytes)) {
+        return null;
+      }
+    }
+  }
+
   /** Reserves {@code bytes} under both in-flight limits; returns why not, or null if done. */
   private String admit(long bytes) {
     if (connectionInFlightBytes > 0
@@ -359,14 +464,17 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
 
   private void busy(ChannelHandlerContext ctx, long requestId, String why) {
     stats.busyReplied();
-    log.info("BUSY answers", "fetch {} from {} answered BUSY (retry after {} ms): {}", requestId,
+    log.info("BUSY answers", "request {} from {} answered BUSY (retry after {} ms): {}", requestId,
         ctx.channel().remoteAddress(), retryAfterMillis, why);
     reply(ctx, ErrorReply.busy(requestId, why + "; retry later", retryAfterMillis));
   }
 
-  /** Writes an ERROR reply, counted in flight (connection and server) until it is sent. */
-  private void reply(ChannelHandlerContext ctx, ErrorReply error) {
-    ByteBuf frame = error.toFrame(ctx.alloc());
+  /**
+   * Writes a small reply (ERROR, VERIFY_REPLY), counted in flight (connection and server) until
+   * it is sent.
+   */
+  private void reply(ChannelHandlerContext ctx, ShuffleMessage message) {
+    ByteBuf frame = message.toFrame(ctx.alloc());
     long bytes = frame.readableBytes();
     connectionInFlightBytes += bytes;
     serverInFlightBytes.addAndGet(bytes);

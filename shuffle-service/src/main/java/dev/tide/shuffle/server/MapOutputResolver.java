@@ -28,7 +28,10 @@ import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -344,6 +347,119 @@ final class MapOutputResolver {
       appDirs.put(app.appId(), dirs);
     }
     return dirs;
+  }
+
+  /** Bytes a verification reads from a data file at a time: all it holds in memory. */
+  static final int VERIFY_READ_BYTES = 64 * 1024;
+
+  /** What {@link #verify} found: the block's length, its CRC32C now, the index's (-1: none). */
+  record Verified(long length, long computedChecksum, long storedChecksum) {}
+
+  /**
+   * Reads a block from disk again, bypassing the index cache, and computes its CRC32C: the
+   * index file is read and validated anew, the data file must hold exactly what the index
+   * accounts for, and the block's range is read through a {@link #VERIFY_READ_BYTES} buffer,
+   * never past the file's end. A mismatch with the index's checksum is logged once per file.
+   *
+   * @param admitRead told the block's length before it is read; returns why it may not be read
+   *     now (answered BUSY), or null
+   * @param releaseRead told the same length once the read is over (when it was admitted)
+   * @throws FetchRefusedException NOT_FOUND (no map output), CORRUPT (index or data file
+   *     length fails validation), BAD_REQUEST (range past the partitions), BUSY
+   */
+  Verified verify(RegisteredApp app, BlockId block, LongFunction<String> admitRead,
+      LongConsumer releaseRead) throws FetchRefusedException {
+    List<Path> dirs = appDirs(app);
+    int chosen = ShuffleLayout.dirIndex(block.shuffleId(), block.mapId(), dirs.size());
+    for (int i = 0; i < dirs.size(); i++) {
+      Path appDir = dirs.get((chosen + i) % dirs.size());
+      Path index = ShuffleLayout.indexFile(appDir, block.shuffleId(), block.mapId());
+      long indexSize;
+      try {
+        indexSize = Files.size(index);
+      } catch (NoSuchFileException e) {
+        continue;
+      } catch (IOException e) {
+        throw new FetchRefusedException(ErrorCode.NOT_FOUND, "cannot read " + index + ": " + e,
+            List.of(block));
+      }
+      Path data = ShuffleLayout.dataFile(appDir, block.shuffleId(), block.mapId());
+      try {
+        return verify(app, block, index, indexSize, data, admitRead, releaseRead);
+      } catch (CorruptIndexException e) {
+        logCorruptOnce(index, e.getMessage());
+        throw new FetchRefusedException(ErrorCode.CORRUPT, e.getMessage(), List.of(block));
+      } catch (NoSuchFileException e) {
+        throw new FetchRefusedException(ErrorCode.NOT_FOUND, "file " + e.getFile()
+            + " is missing", List.of(block));
+      } catch (IOException e) {
+        throw new FetchRefusedException(ErrorCode.NOT_FOUND, "cannot read map output at "
+            + index + ": " + e.getMessage(), List.of(block));
+      }
+    }
+    throw new FetchRefusedException(ErrorCode.NOT_FOUND, "map output of application "
+        + app.appId() + " not available: shuffle " + block.shuffleId() + " map "
+        + block.mapId() + ": no index file in any of " + localDirs.size() + " local dirs",
+        List.of(block));
+  }
+
+  private Verified verify(RegisteredApp app, BlockId block, Path index, long indexSize,
+      Path data, LongFunction<String> admitRead,
+      LongConsumer releaseRead) throws IOException, FetchRefusedException {
+    MapOutputIndex parsed = readIndex(index, indexSize);
+    if (block.reduceEnd() > parsed.partitions()) {
+      throw new FetchRefusedException(ErrorCode.BAD_REQUEST, "block " + describe(block)
+          + " of application " + app.appId() + " asks for reduce partitions up to "
+          + block.reduceEnd() + " but the map output has " + parsed.partitions(),
+          List.of(block));
+    }
+    long start = parsed.offset(block.reduceStart());
+    long end = parsed.offset(block.reduceEnd());
+    long stored = parsed.hasChecksums() && block.reduceEnd() == block.reduceStart() + 1
+        ? Integer.toUnsignedLong(parsed.checksum(block.reduceStart())) : FetchReply.NO_CHECKSUM;
+    String busy = admitRead.apply(end - start);
+    if (busy != null) {
+      throw new FetchRefusedException(ErrorCode.BUSY, busy, List.of());
+    }
+    CRC32C crc = new CRC32C();
+    try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size != parsed.dataLength()) {
+        String problem = "data file " + data + " is " + size + " bytes but its index accounts"
+            + " for " + parsed.dataLength() + (size < parsed.dataLength() ? ": truncated"
+                : ": corrupt");
+        logCorruptOnce(data, problem);
+        throw new FetchRefusedException(ErrorCode.CORRUPT, problem, List.of(block));
+      }
+      ByteBuffer buf = ByteBuffer.allocate((int) Math.min(VERIFY_READ_BYTES,
+          Math.max(1, end - start)));
+      long at = start;
+      while (at < end) {
+        buf.clear().limit((int) Math.min(buf.capacity(), end - at));
+        int n = ch.read(buf, at);
+        if (n < 0) {
+          String problem = "data file " + data + " ended at " + at + " while reading block "
+              + describe(block) + " up to " + end + ": truncated";
+          logCorruptOnce(data, problem);
+          throw new FetchRefusedException(ErrorCode.CORRUPT, problem, List.of(block));
+        }
+        buf.flip();
+        crc.update(buf);
+        at += n;
+      }
+    } finally {
+      releaseRead.accept(end - start);
+    }
+    long computed = crc.getValue();
+    if (stored != FetchReply.NO_CHECKSUM && computed != stored
+        && corruptLogged.size() < MAX_CORRUPT_LOGGED && corruptLogged.add(data)) {
+      LOG.warn("Corrupt map output file {}: segment {} (bytes {}..{}) reads with the CRC32C {}"
+          + " but its map task wrote {}; the reducer that asked (verify of application {})"
+          + " reports the map output lost and the map will be recomputed",
+          LogSafe.text(data.toString()), block.reduceStart(), start, end,
+          Long.toHexString(computed), Long.toHexString(stored), app.appId());
+    }
+    return new Verified(end - start, computed, stored);
   }
 
   /** Forgets what was derived for an application that stopped. */

@@ -28,6 +28,8 @@ public final class ServerStats {
   private final LongAdder badFrames = new LongAdder();
   private final LongAdder unauthenticatedPushedOut = new LongAdder();
   private final LongAdder zeroCopyBytes = new LongAdder();
+  private final LongAdder verifiesServed = new LongAdder();
+  private final LongAdder verifiedDamaged = new LongAdder();
   private final LongConsumer fetchLatencyNanos;
 
   /** @param fetchLatencyNanos told the latency of every served fetch; may be a no-op */
@@ -92,6 +94,14 @@ public final class ServerStats {
   void fetchFailed() {
     activeFetches.decrementAndGet();
     fetchesFailed.increment();
+  }
+
+  /** A VERIFY_REQUEST answered with what the disk holds; {@code damaged}: not what was written. */
+  void verified(boolean damaged) {
+    verifiesServed.increment();
+    if (damaged) {
+      verifiedDamaged.increment();
+    }
   }
 
   void authFailed() {
@@ -164,6 +174,10 @@ public final class ServerStats {
   /** Block data bytes that left through zero-copy file regions (counted when each region is
    * released, i.e. sent or abandoned). */
   public long zeroCopyBytes() { return zeroCopyBytes.sum(); }
+  /** VERIFY_REQUESTs answered with the block's checksum read from disk again. */
+  public long verifiesServed() { return verifiesServed.sum(); }
+  /** Of those, blocks whose bytes on disk no longer match the checksum their map task wrote. */
+  public long verifiedDamaged() { return verifiedDamaged.sum(); }
   /** Connections closed for being idle. */
   public long idleConnectionsClosed() { return idleClosed.sum(); }
 }

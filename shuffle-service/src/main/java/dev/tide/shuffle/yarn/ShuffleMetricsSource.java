@@ -112,6 +112,10 @@ final class ShuffleMetricsSource implements MetricsSource {
             stats.fetchesFailed())
         .addCounter(m("BlocksServed", "blocks sent"), stats.blocksServed())
         .addCounter(m("BytesServed", "block data bytes sent"), stats.bytesServed())
+        .addCounter(m("VerifiesServed", "verify requests answered with a block's checksum read"
+            + " from disk again"), stats.verifiesServed())
+        .addCounter(m("VerifiedDamaged", "verified blocks whose bytes on disk no longer match"
+            + " the checksum their map task wrote"), stats.verifiedDamaged())
         .addCounter(m("AuthFailures", "handshakes refused"), stats.authFailures())
         .addCounter(m("BusyReplies", "BUSY answers to requests and connections"),
             stats.busyReplies())

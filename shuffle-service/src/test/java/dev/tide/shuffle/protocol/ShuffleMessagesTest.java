@@ -47,6 +47,36 @@ class ShuffleMessagesTest {
   }
 
   @Test
+  void verifyRequestAndReplyRoundTrip() {
+    VerifyRequest request = new VerifyRequest(77, "application_1700000000000_0007",
+        new BlockId(3, 4, 5, 6));
+    assertEquals(request, roundTrip(request, request.toFrame(alloc)));
+    VerifyReply reply = new VerifyReply(77, 1 << 20, 0xffffffffL, FetchReply.NO_CHECKSUM);
+    assertEquals(reply, roundTrip(reply, reply.toFrame(alloc)));
+    VerifyReply damaged = new VerifyReply(78, 9, 1, 2);
+    assertEquals(damaged, roundTrip(damaged, damaged.toFrame(alloc)));
+    assertTrue(damaged.damagedOnDisk());
+    assertTrue(!reply.damagedOnDisk() && !new VerifyReply(1, 0, 5, 5).damagedOnDisk());
+  }
+
+  @Test
+  void verifyRepliesWithImpossibleChecksumsOrTrailingBytesAreMalformed() {
+    for (long[] fields : new long[][] {{-1, 0, 0}, {0, -1, 0}, {0, 1L << 32, 0}, {0, 0, -2}}) {
+      ByteBuf body = Unpooled.buffer().writeByte(MessageTypes.VERIFY_REPLY).writeLong(1)
+          .writeLong(fields[0]).writeLong(fields[1]).writeLong(fields[2]);
+      assertThrows(MalformedFrameException.class, () -> ShuffleMessages.decode(body));
+    }
+    VerifyRequest request = new VerifyRequest(1, "application_1_1", BlockId.of(0, 0, 0));
+    ByteBuf frame = request.toFrame(alloc);
+    ByteBuf body = frame.skipBytes(4).copy().writeByte(0);
+    frame.release();
+    assertThrows(MalformedFrameException.class, () -> ShuffleMessages.decode(body));
+    ByteBuf badRange = Unpooled.buffer().writeByte(MessageTypes.VERIFY_REQUEST).writeLong(1)
+        .writeShort(1).writeByte('a').writeInt(0).writeInt(0).writeInt(3).writeInt(3);
+    assertThrows(MalformedFrameException.class, () -> ShuffleMessages.decode(badRange));
+  }
+
+  @Test
   void emptyFetchRequestRoundTrips() {
     FetchRequest request = new FetchRequest(1, "application_1_1", List.of());
     assertEquals(request, roundTrip(request, request.toFrame(alloc)));

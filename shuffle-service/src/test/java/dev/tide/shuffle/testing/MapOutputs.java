@@ -43,6 +43,37 @@ public final class MapOutputs {
     return MapOutputCommitter.commit(appDir, shuffleId, mapId, temp, partitionLengths);
   }
 
+  /**
+   * Writes and commits a map output as {@link #write(List, int, int, int[])} does, with the
+   * CRC32C of each segment in its index (as a map task with checksums on does).
+   */
+  public static boolean writeChecksummed(List<Path> appDirs, int shuffleId, int mapId,
+      int[] lengths) throws IOException {
+    Path appDir = ShuffleLayout.chooseAppDir(appDirs, shuffleId, mapId);
+    Path temp = MapOutputCommitter.tempDataFile(appDir, shuffleId, mapId, 1);
+    long[] partitionLengths = new long[lengths.length];
+    int[] checksums = new int[lengths.length];
+    try (OutputStream out = Files.newOutputStream(temp)) {
+      for (int r = 0; r < lengths.length; r++) {
+        byte[] segment = segment(shuffleId, mapId, r, lengths[r]);
+        out.write(segment);
+        partitionLengths[r] = lengths[r];
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(segment);
+        checksums[r] = (int) crc.getValue();
+      }
+    }
+    return MapOutputCommitter.commit(appDir, shuffleId, mapId, temp, partitionLengths,
+        checksums);
+  }
+
+  /** The CRC32C of a segment written by {@link #writeChecksummed}. */
+  public static long checksum(int shuffleId, int mapId, int reduce, int length) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(segment(shuffleId, mapId, reduce, length));
+    return crc.getValue();
+  }
+
   /** The expected bytes of partitions [start, end) of a map written by {@link #write}. */
   public static byte[] expected(int shuffleId, int mapId, int[] lengths, int start, int end) {
     int total = 0;

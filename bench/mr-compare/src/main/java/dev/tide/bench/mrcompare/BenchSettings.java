@@ -13,7 +13,8 @@ import java.util.Map;
  * {@code fileBytes}, each one HDFS block, so both engines get one map task per file.
  *
  * @param work local directory of the clusters
- * @param workload what to compare: {@code wordcount}, {@code terasort} or {@code both}
+ * @param workload what to compare: {@code wordcount}, {@code terasort} or {@code both}; or
+ *     {@code checksums}: Tide's sort with shuffle checksums on and off ({@link ChecksumComparison})
  * @param sizes input sizes to run, ascending (the wordcount input of a size extends the
  *     previous one; TeraGen writes each terasort input afresh)
  * @param fileBytes bytes of one input file (below the block size)
@@ -33,18 +34,21 @@ import java.util.Map;
  * @param quietWaitSeconds the longest such wait per run; the run starts anyway after it
  * @param tideSortValidate whether Tide's own {@code sortvalidate} also checks Tide's sort output
  *     (besides MapReduce's TeraValidate, which always checks both)
+ * @param checksumRounds for {@code workload=checksums}: rounds of (on, off) per size, the second
+ *     in the other order
  */
 record BenchSettings(Path work, String workload, List<Long> sizes, long fileBytes,
     long blockBytes, int reducers, int sortReducers, int heapMb, int overheadMb, int amHeapMb,
     String javaOpts, String idleTimeout, boolean warmUp, double quietLoad, int quietWaitSeconds,
-    boolean tideSortValidate) {
+    boolean tideSortValidate, int checksumRounds) {
 
-  static final List<String> WORKLOADS = List.of("wordcount", "terasort", "both");
-  static final String USAGE = "MrCompareBench [work=DIR] [workload=wordcount|terasort|both]"
+  static final List<String> WORKLOADS = List.of("wordcount", "terasort", "both", "checksums");
+  static final String USAGE = "MrCompareBench [work=DIR]"
+      + " [workload=wordcount|terasort|both|checksums]"
       + " [sizes=256m,1g] [fileBytes=32m] [blockBytes=64m] [reducers=2] [sortReducers=4]"
       + " [heapMb=256] [overheadMb=128] [amHeapMb=192]"
       + " [javaOpts='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC'] [idleTimeout=2s] [warmUp=true]"
-      + " [quietLoad=0] [quietWaitSeconds=300] [tideSortValidate=true]";
+      + " [quietLoad=0] [quietWaitSeconds=300] [tideSortValidate=true] [checksumRounds=1]";
 
   static BenchSettings parse(String[] args) {
     Map<String, String> values = new HashMap<>();
@@ -80,7 +84,8 @@ record BenchSettings(Path work, String workload, List<Long> sizes, long fileByte
         Boolean.parseBoolean(take(values, "warmUp", "true")),
         Double.parseDouble(take(values, "quietLoad", "0")),
         Integer.parseInt(take(values, "quietWaitSeconds", "300")),
-        Boolean.parseBoolean(take(values, "tideSortValidate", "true")));
+        Boolean.parseBoolean(take(values, "tideSortValidate", "true")),
+        Integer.parseInt(take(values, "checksumRounds", "1")));
     if (!values.isEmpty()) {
       throw new IllegalArgumentException("unknown settings " + values.keySet() + "; " + USAGE);
     }

@@ -80,6 +80,13 @@ public final class MrCompareBench {
             wrong.add("terasort");
           }
         }
+        if (settings.workload().equals("checksums")) {
+          List<ChecksumComparison.Run> runs = new ChecksumComparison(settings, cluster, yarn, log)
+              .run();
+          if (!ChecksumComparison.print(runs, settings.sizes(), log)) {
+            wrong.add("checksums");
+          }
+        }
       } finally {
         yarn.stop();
       }
