@@ -76,7 +76,7 @@ public final class EventTimeline {
         case "mapOutputLost" -> {
           lostOutputs++;
           yield "map output " + e.get("map") + " of stage " + e.get("stage") + " on "
-              + e.get("host") + " lost: " + e.get("cause");
+              + e.get("host") + " lost (" + e.get("cause") + "), read by " + e.get("reader");
         }
         case "cachedBlocksLost" -> "cached blocks of executor " + e.get("executor") + " lost: "
             + e.get("blocks");
