@@ -30,7 +30,6 @@ public final class AmWebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AmWebServer.class);
   private static final String STATUS = "tide.status";
   private static final String MODEL = "tide.model";
-  private static final String LOG_LINKS = "tide.logLinks";
   static final String AM_FILTER_INITIALIZER =
       "org.apache.hadoop.yarn.server.webproxy.amfilter.AmFilterInitializer";
 
@@ -60,8 +59,6 @@ public final class AmWebServer implements AutoCloseable {
         .setFindPort(true).setConf(httpConf).build();
     server.setAttribute(STATUS, status);
     server.setAttribute(MODEL, model);
-    server.setAttribute(LOG_LINKS, "http://{nodeHttp}/node/containerlogs/{container}/"
-        + model.user());
     server.addServlet("status", "/status", StatusServlet.class);
     server.addServlet("api", "/api/v1/*", ApiServlet.class);
     for (String[] page : UiPages.PAGES) {
@@ -146,8 +143,7 @@ public final class AmWebServer implements AutoCloseable {
         return;
       }
       reply(response, 200, "text/html", UiPages.page(path,
-          (AppModel) getServletContext().getAttribute(MODEL),
-          (String) getServletContext().getAttribute(LOG_LINKS)));
+          (AppModel) getServletContext().getAttribute(MODEL)));
     }
   }
 

@@ -288,8 +288,7 @@ public final class TideClient extends Configured implements Tool {
     events.get().forEach(model::apply);
     java.io.File report = new java.io.File(args.size() == 2 ? args.get(1)
         : (model.appId().isEmpty() ? "tide-history" : model.appId()) + ".html");
-    java.nio.file.Files.writeString(report.toPath(), UiPages.report(model,
-        "http://{nodeHttp}/node/containerlogs/{container}/" + model.user()));
+    java.nio.file.Files.writeString(report.toPath(), UiPages.report(model));
     out.println("Wrote the history report of " + model.appId() + " (" + model.result() + ") to "
         + report.getAbsolutePath());
     return 0;

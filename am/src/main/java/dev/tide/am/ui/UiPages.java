@@ -29,7 +29,7 @@ public final class UiPages {
   private UiPages() {}
 
   /** One live page; {@code path} is one of {@link #PAGES}. */
-  public static String page(String path, AppModel model, String containerLogUrlFormat) {
+  public static String page(String path, AppModel model) {
     String title = "Overview";
     String body;
     switch (path) {
@@ -39,7 +39,7 @@ public final class UiPages {
       }
       case "executors" -> {
         title = "Executors";
-        body = executors(model, containerLogUrlFormat);
+        body = executors(model);
       }
       case "allocation" -> {
         title = "Allocation";
@@ -58,13 +58,13 @@ public final class UiPages {
   }
 
   /** The history report: every page's content in one document. */
-  public static String report(AppModel model, String containerLogUrlFormat) {
+  public static String report(AppModel model) {
     return document("Tide " + model.appId() + " (" + model.job() + ")",
         "<nav><a href=\"#overview\">Overview</a><a href=\"#stages\">Stages</a>"
         + "<a href=\"#executors\">Executors</a><a href=\"#allocation\">Allocation</a></nav>"
         + "<h1 id=\"overview\">Overview</h1>" + overview(model)
         + "<h1 id=\"stages\">Stages</h1>" + stages(model)
-        + "<h1 id=\"executors\">Executors</h1>" + executors(model, containerLogUrlFormat)
+        + "<h1 id=\"executors\">Executors</h1>" + executors(model)
         + "<h1 id=\"allocation\">Allocation</h1>" + allocation(model));
   }
 
@@ -132,16 +132,15 @@ public final class UiPages {
     return html.append("</table>").toString();
   }
 
-  static String executors(AppModel m, String containerLogUrlFormat) {
+  static String executors(AppModel m) {
     StringBuilder html = new StringBuilder("<table id=\"executors-table\"><tr><th>executor</th>"
         + "<th>host</th><th>container</th><th>state</th><th>started</th><th>ended</th>"
         + "<th>tasks done</th><th>failed</th><th>shuffle written</th><th>exit status</th>"
         + "<th>diagnosis</th><th>logs</th></tr>");
     for (AppModel.Executor x : m.executors()) {
-      String logs = x.container.isEmpty() || containerLogUrlFormat.isEmpty() ? ""
-          : "<a class=\"logs\" href=\"" + Html.escape(containerLogUrlFormat
-              .replace("{nodeHttp}", x.nodeHttp).replace("{container}", x.container))
-              + "\">logs</a>";
+      String logs = x.container.isEmpty() || x.nodeHttp.isEmpty() || m.user().isEmpty() ? ""
+          : "<a class=\"logs\" href=\"" + Html.escape("http://" + x.nodeHttp
+              + "/node/containerlogs/" + x.container + "/" + m.user()) + "\">logs</a>";
       html.append("<tr class=\"executor\" data-executor=\"").append(Html.escape(x.id))
           .append("\"><td>").append(Html.escape(x.id)).append("</td><td>")
           .append(Html.escape(x.host)).append("</td><td>").append(Html.escape(x.container))

@@ -77,15 +77,14 @@ class AppModelTest {
   @Test
   void pagesAndJsonShowTheSameThings() throws Exception {
     story();
-    String executors = UiPages.page("executors", model,
-        "http://{nodeHttp}/node/containerlogs/{container}/bob");
+    String executors = UiPages.page("executors", model);
     assertTrue(executors.contains("href=\"http://h2:8042/node/containerlogs/c2/bob\""));
     assertTrue(executors.contains("Container killed on request. Exit code is 137"));
-    String allocation = UiPages.page("allocation", model, "");
+    String allocation = UiPages.page("allocation", model);
     assertTrue(allocation.contains("data-series=\"running\" data-points=\"2\""), allocation);
     assertTrue(allocation.contains("backlog 1.0 s, 2 pending"));
     assertTrue(allocation.contains("id=\"batches-chart\""));
-    String report = UiPages.report(model, "");
+    String report = UiPages.report(model);
     for (String section : new String[] {"overview-table", "stages-table", "executors-table",
         "executors-chart", "decisions-table"}) {
       assertTrue(report.contains("id=\"" + section + "\""), section);
@@ -103,6 +102,6 @@ class AppModelTest {
   @Test
   void textFromTheEventsIsEscapedInThePages() {
     at(0, "jobStart", "app", "application_1_0008", "job", "<script>alert(1)</script>");
-    assertTrue(!UiPages.page("", model, "").contains("<script>alert"));
+    assertTrue(!UiPages.page("", model).contains("<script>alert"));
   }
 }
