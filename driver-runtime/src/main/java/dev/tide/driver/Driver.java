@@ -643,7 +643,7 @@ public final class Driver implements AutoCloseable {
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
     // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
-      if (decision.targetExecutors() != lastTarget) {
+      if (decision.targetExecutors() != Math.max(lastTarget, 0)) {
         events.record("targetChanged", "from", Math.max(lastTarget, 0), "target",
             decision.targetExecutors(), "reason", policy.reason());
       }

@@ -50,9 +50,11 @@ final class SvgChart {
     svg.append(String.format(Locale.ROOT, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org"
         + "/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", id, WIDTH,
         HEIGHT, WIDTH, HEIGHT));
-    for (int i = 0; i <= 4; i++) {
-      double v = maxY * i / 4;
-      double y = TOP + plotH - plotH * i / 4;
+    // Whole numbers (executors, tasks) get a gridline each while they are few.
+    int ticks = maxY <= 8 && maxY == Math.rint(maxY) ? (int) maxY : 4;
+    for (int i = 0; i <= ticks; i++) {
+      double v = maxY * i / ticks;
+      double y = TOP + plotH - plotH * i / ticks;
       svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\""
           + " stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">"
           + "%s</text>", LEFT, y, LEFT + plotW, y, LEFT - 4, y + 4, label(v)));
