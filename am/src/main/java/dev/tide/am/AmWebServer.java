@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class AmWebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AmWebServer.class);
-  private static final String STATUS = "tide.status";
-  private static final String MODEL = "tide.model";
+  private static final String STATUS = "ui.status";
+  private static final String MODEL = "ui.model";
   static final String AM_FILTER_INITIALIZER =
       "org.apache.hadoop.yarn.server.webproxy.amfilter.AmFilterInitializer";
 
