@@ -19,9 +19,20 @@ public final class DataSets {
 
   private DataSets() {}
 
+  /** As {@link #ensure(Path, Workload, String, Generator)} for a layout written one way only. */
   public static void ensure(Path dir, Workload w, Generator generator) throws Exception {
+    ensure(dir, w, "", generator);
+  }
+
+  /**
+   * Generates the data set into {@code dir} unless it holds a complete one of this workload
+   * written this way ({@code variant}, e.g. {@code segment checksums on}; recorded in the marker,
+   * so a data set written another way, or by an older version of the bench, is regenerated).
+   */
+  public static void ensure(Path dir, Workload w, String variant, Generator generator)
+      throws Exception {
     Path marker = dir.resolve("COMPLETE");
-    String expected = w.toString();
+    String expected = variant.isEmpty() ? w.toString() : w + " " + variant;
     if (Files.exists(marker) && Files.readString(marker).equals(expected)) {
       System.err.println("[server] reusing data set in " + dir);
       return;

@@ -21,13 +21,15 @@ import java.util.concurrent.TimeUnit;
  * Runs the whole benchmark: for each repetition, block size and server, starts the server JVM on
  * core 0 ({@code taskset -c 0}; it generates its data set in its own layout under
  * {@code target/data} the first time), then the load generator JVM on core 1, collects its RESULT
- * line, stops the server. Prints one table of all runs, the ratios of Tide to each peer and of
- * Tide on epoll to Tide on NIO within the same repetition, the medians over the repetitions and
- * their ratios, and optionally writes them as markdown.
+ * line, stops the server. Prints one table of all runs, the ratios of Tide to each peer, of
+ * Tide on epoll to Tide on NIO and of Tide with checksums on to off within the same repetition,
+ * the medians over the repetitions and their ratios, and optionally writes them as markdown.
  *
- * <p>Servers ({@link #SERVERS}): {@code tide} (NIO), {@code tide-epoll} (the same server on native
- * epoll; the run fails if it does not really run epoll), {@code spark} (4.1), {@code spark35}
- * (3.5), {@code hadoop}.
+ * <p>Servers ({@link #SERVERS}): {@code tide} (NIO, segment checksums on and verified by the
+ * client, as shipped), {@code tide-epoll} (the same server on native epoll; the run fails if it
+ * does not really run epoll), {@code tide-nocrc} (tide with checksums off: its own data set,
+ * indexed without segment checksums, and a client that verifies nothing), {@code spark} (4.1),
+ * {@code spark35} (3.5), {@code hadoop}. {@code tide-nocrc} is not in the default list; name it.
  *
  * <p>Arguments (all optional, key=value): {@code base} (bench/shuffle dir), {@code servers}
  * (tide,tide-epoll,spark,spark35,hadoop), {@code sizes} (4096,65536,1048576), {@code reps} (5),
@@ -46,25 +48,35 @@ public final class Driver {
   /**
    * How to start one server and its client: the Maven module whose classes and classpath.txt the
    * JVMs run with, the class-name prefix of its {@code <prefix>Server} / {@code <prefix>Client}
-   * mains, the data directory (under target/data; servers with the same on-disk layout share one
-   * data set), the extra server arguments, and the transport the server must announce in its
-   * READY line ({@code transport=...}; null: not checked).
+   * mains, the data directory (under target/data; servers with the same on-disk data share one
+   * data set), the variant's options (key=value, given to both the server and the client), and
+   * what the server must announce in its READY line (key=value; the run fails otherwise).
    */
-  private record Server(String module, String mainPrefix, String data, List<String> args,
-      String transport) {}
+  private record Server(String module, String mainPrefix, String data, List<String> options,
+      Map<String, String> mustAnnounce) {}
+
+  /** The servers that run when {@code servers=} is not given, in this order. */
+  static final List<String> DEFAULT_SERVERS = List.of("tide", "tide-epoll", "spark", "spark35",
+      "hadoop");
 
   static final Map<String, Server> SERVERS = new LinkedHashMap<>();
 
   static {
     String p = "dev.tide.bench.shuffle.";
     SERVERS.put("tide", new Server("tide", p + "tide.Tide", "tide",
-        List.of("transport=nio"), "nio"));
+        List.of("transport=nio", "checksums=on"), Map.of("transport", "nio", "checksums", "on")));
     SERVERS.put("tide-epoll", new Server("tide", p + "tide.Tide", "tide",
-        List.of("transport=epoll"), "epoll"));
-    SERVERS.put("spark", new Server("spark", p + "spark.Spark", "spark", List.of(), null));
+        List.of("transport=epoll", "checksums=on"),
+        Map.of("transport", "epoll", "checksums", "on")));
+    // tide.shuffle.checksum.enabled=false: its own data set, indexed without segment checksums.
+    SERVERS.put("tide-nocrc", new Server("tide", p + "tide.Tide", "tide-nocrc",
+        List.of("transport=nio", "checksums=off"), Map.of("transport", "nio", "checksums", "off")));
+    SERVERS.put("spark", new Server("spark", p + "spark.Spark", "spark", List.of(), Map.of()));
     // The spark35 module compiles the spark module's sources against Spark 3.5.5; same layout.
-    SERVERS.put("spark35", new Server("spark35", p + "spark.Spark", "spark", List.of(), null));
-    SERVERS.put("hadoop", new Server("hadoop", p + "hadoop.Hadoop", "hadoop", List.of(), null));
+    SERVERS.put("spark35", new Server("spark35", p + "spark.Spark", "spark", List.of(),
+        Map.of()));
+    SERVERS.put("hadoop", new Server("hadoop", p + "hadoop.Hadoop", "hadoop", List.of(),
+        Map.of()));
   }
 
   private record Run(int rep, String server, int block, Map<String, String> r,
@@ -77,7 +89,7 @@ public final class Driver {
   public static void main(String[] argv) throws Exception {
     Map<String, String> a = LoadGenerator.args(argv);
     Path base = Path.of(a.getOrDefault("base", "bench/shuffle")).toAbsolutePath().normalize();
-    List<String> servers = List.of(a.getOrDefault("servers", String.join(",", SERVERS.keySet()))
+    List<String> servers = List.of(a.getOrDefault("servers", String.join(",", DEFAULT_SERVERS))
         .split(","));
     for (String server : servers) {
       if (!SERVERS.containsKey(server)) {
@@ -134,18 +146,22 @@ public final class Driver {
     out.printf("Client: %s; JVMs: java %s %s.%n%n", clientArgs, System.getProperty("java.version"),
         JVM_OPTS.split(" --")[0]);
     out.println("| rep | block | server | maps/req | requests | MB/s | blocks/s | p50 ms | p99 ms"
-        + " | server CPU s/GB | server RSS MB (end / max) | CPU use server / client"
-        + " | core busy server / client | load 1m |");
-    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | server CPU s/GB | client CPU s/GB | server RSS MB (end / max)"
+        + " | CPU use server / client | core busy server / client | load 1m |");
+    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (Run run : runs) {
       out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %.1f | %.0f | %.2f | %.2f | %.3f |"
-              + " %.0f / %.0f | %.2f / %.2f | %.2f / %.2f | %s |%n",
+              + " %.3f | %.0f / %.0f | %.2f / %.2f | %.2f / %.2f | %s |%n",
           run.rep, size(run.block), run.server, run.r.get("mapsPerRequest"),
           run.r.get("requests"), run.d("mbps"), run.d("blocksps"), run.d("p50ms"), run.d("p99ms"),
-          run.d("cpuSecPerGB"), run.d("rssMB"), run.d("maxRssMB"), run.d("serverCpuUtil"), run.d("clientCpuUtil"),
-          run.d("serverCoreBusy"), run.d("clientCoreBusy"), run.load.split(" ")[0]);
+          run.d("cpuSecPerGB"), run.d("clientCpuSecPerGB"), run.d("rssMB"), run.d("maxRssMB"),
+          run.d("serverCpuUtil"), run.d("clientCpuUtil"), run.d("serverCoreBusy"),
+          run.d("clientCoreBusy"), run.load.split(" ")[0]);
     }
     out.println();
+    out.println("Client CPU s/GB = the load generator JVM's CPU-seconds per GB of block data"
+        + " (receiving and checking the blocks; with Tide's checksums on, also their CRC32C);"
+        + " wall time per GB = 1000 / MB/s.");
     out.println("CPU use = the server's / client's CPU-seconds per wall-second in the measured"
         + " phase (1.00 = a whole core); core busy = how busy the server's / client's core was"
         + " in that phase from /proc/stat, all processes (busy minus CPU use = other work on"
@@ -161,7 +177,8 @@ public final class Driver {
     }
     if (!announced.isEmpty()) {
       StringBuilder t = new StringBuilder("What the servers announced when they started (Tide's"
-          + " transport is ShuffleServer.transport(), checked by the driver in every run):");
+          + " transport is ShuffleServer.transport(), its checksums whether its map outputs'"
+          + " indexes hold segment checksums; both checked by the driver in every run):");
       announced.forEach((k, v) -> t.append(' ').append(k).append(' ').append(String.join(" ", v))
           .append(';'));
       out.println();
@@ -169,13 +186,13 @@ public final class Driver {
     }
     out.println();
     List<String[]> ratios = ratioPairs(servers);
-    out.println("Ratios a / b within the same repetition: Tide / each peer, and tide-epoll / tide"
+    out.println("Ratios a / b within the same repetition: Tide / each peer, tide-epoll / tide"
         + " (Tide on native epoll vs on NIO; both send file regions with sendfile, so epoll should"
-        + " be no slower). Throughput: > 1 means a is faster; latency, CPU/GB, RSS: < 1 means a is"
-        + " lower.");
+        + " be no slower), and tide / tide-nocrc (segment checksums on vs off: the client's CRC32C"
+        + " of every block, the server's longer indexes). Throughput: > 1 means a is faster;"
+        + " latency, CPU/GB, RSS: < 1 means a is lower.");
     out.println();
-    out.println("| rep | block | a / b | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
-    out.println("|---|---|---|---|---|---|---|---|---|");
+    printRatioHeader(out, true);
     for (int rep = 1; rep <= reps; rep++) {
       for (int block : sizes) {
         for (String[] pair : ratios) {
@@ -194,21 +211,21 @@ public final class Driver {
       out.println();
       out.printf("Medians over the %d repetitions, and the ratios a / b of the medians:%n%n", reps);
       out.println("| block | server | MB/s | blocks/s | p50 ms | p99 ms | server CPU s/GB"
-          + " | server RSS MB |");
-      out.println("|---|---|---|---|---|---|---|---|");
+          + " | client CPU s/GB | server RSS MB |");
+      out.println("|---|---|---|---|---|---|---|---|---|");
       for (int block : sizes) {
         for (String server : servers) {
-          out.printf(Locale.ROOT, "| %s | %s | %.1f | %.0f | %.2f | %.2f | %.3f | %.0f |%n",
+          out.printf(Locale.ROOT, "| %s | %s | %.1f | %.0f | %.2f | %.2f | %.3f | %.3f | %.0f |%n",
               size(block), server, median(runs, server, block, "mbps"),
               median(runs, server, block, "blocksps"), median(runs, server, block, "p50ms"),
               median(runs, server, block, "p99ms"), median(runs, server, block, "cpuSecPerGB"),
+              median(runs, server, block, "clientCpuSecPerGB"),
               median(runs, server, block, "rssMB"));
         }
       }
       if (!ratios.isEmpty()) {
         out.println();
-        out.println("| block | a / b | MB/s | blocks/s | p50 | p99 | CPU s/GB | RSS (end) |");
-        out.println("|---|---|---|---|---|---|---|---|");
+        printRatioHeader(out, false);
         for (int block : sizes) {
           for (String[] pair : ratios) {
             StringBuilder row = new StringBuilder("| " + size(block) + " | " + pair[0] + " / "
@@ -256,7 +273,7 @@ public final class Driver {
     serverCmd.addAll(List.of(JVM_OPTS.split(" ")));
     serverCmd.addAll(List.of("-cp", cp, spec.mainPrefix + "Server", "server=" + server,
         "dataDir=" + dataDir, "block=" + block));
-    serverCmd.addAll(spec.args);
+    serverCmd.addAll(spec.options);
     Process srv = new ProcessBuilder(serverCmd)
         .redirectError(logs.resolve(tag + "-server.log").toFile()).start();
     try {
@@ -282,10 +299,12 @@ public final class Driver {
             + logs.resolve(tag + "-server.log") + "; it ends with:\n  "
             + String.join("\n  ", log.subList(Math.max(0, log.size() - 3), log.size())));
       }
-      if (spec.transport != null && !spec.transport.equals(ready.get("transport"))) {
-        throw new IOException(server + " server must run the " + spec.transport
-            + " transport but announced " + ready.get("transport") + "; see "
-            + logs.resolve(tag + "-server.log"));
+      for (Map.Entry<String, String> must : spec.mustAnnounce.entrySet()) {
+        if (!must.getValue().equals(ready.get(must.getKey()))) {
+          throw new IOException(server + " server must run with " + must.getKey() + "="
+              + must.getValue() + " but announced " + must.getKey() + "="
+              + ready.get(must.getKey()) + "; see " + logs.resolve(tag + "-server.log"));
+        }
       }
       Thread drain = new Thread(() -> {
         try {
@@ -305,6 +324,7 @@ public final class Driver {
       clientCmd.addAll(List.of("-cp", cp, spec.mainPrefix + "Client", "server=" + server,
           "port=" + port, "serverPid=" + srv.pid(), "block=" + block));
       clientCmd.addAll(List.of(clientArgs.split(" ")));
+      clientCmd.addAll(spec.options);
       Process cli = new ProcessBuilder(clientCmd)
           .redirectError(logs.resolve(tag + "-client.log").toFile()).start();
       String result = null;
@@ -328,6 +348,9 @@ public final class Driver {
         int eq = kv.indexOf('=');
         r.put(kv.substring(0, eq), kv.substring(eq + 1));
       }
+      double totalCpuSecPerGB = Double.parseDouble(r.get("cpuSecPerGB"))
+          + Double.parseDouble(r.get("clientCpuSecPerGB"));
+      r.put("totalCpuSecPerGB", String.format(Locale.ROOT, "%.3f", totalCpuSecPerGB));
       return r;
     } finally {
       srv.destroy();
@@ -337,13 +360,24 @@ public final class Driver {
     }
   }
 
-  /** The metrics in the ratio tables, in column order. */
+  /**
+   * The metrics in the ratio tables, in column order; totalCpuSecPerGB (server + client) is added
+   * by the driver to each run's results.
+   */
   private static final List<String> RATIO_KEYS = List.of("mbps", "blocksps", "p50ms", "p99ms",
-      "cpuSecPerGB", "rssMB");
+      "cpuSecPerGB", "clientCpuSecPerGB", "totalCpuSecPerGB", "rssMB");
+
+  /** The header of a ratio table: per repetition, or of the medians (no rep column). */
+  private static void printRatioHeader(PrintWriter out, boolean perRep) {
+    String rep = perRep ? "| rep " : "";
+    out.println(rep + "| block | a / b | MB/s | blocks/s | p50 | p99 | server CPU s/GB"
+        + " | client CPU s/GB | server+client CPU s/GB | server RSS (end) |");
+    out.println((perRep ? "|---" : "") + "|---".repeat(2 + RATIO_KEYS.size()) + "|");
+  }
 
   /**
    * The ratios a / b to print, of the servers that ran: tide / each peer (spark, spark35, hadoop),
-   * then tide-epoll / tide.
+   * then tide-epoll / tide, then tide / tide-nocrc (checksums on / off).
    */
   private static List<String[]> ratioPairs(List<String> servers) {
     List<String[]> pairs = new ArrayList<>();
@@ -355,6 +389,9 @@ public final class Driver {
       }
       if (servers.contains("tide-epoll")) {
         pairs.add(new String[] {"tide-epoll", "tide"});
+      }
+      if (servers.contains("tide-nocrc")) {
+        pairs.add(new String[] {"tide", "tide-nocrc"});
       }
     }
     return pairs;
@@ -385,9 +422,9 @@ public final class Driver {
   }
 
   private static String summary(Map<String, String> r) {
-    return String.format(Locale.ROOT, "%s MB/s, %s blocks/s, p50 %s ms, p99 %s ms, %s CPU s/GB,"
-            + " RSS %s MB", r.get("mbps"), r.get("blocksps"), r.get("p50ms"), r.get("p99ms"),
-        r.get("cpuSecPerGB"), r.get("rssMB"));
+    return String.format(Locale.ROOT, "%s MB/s, %s blocks/s, p50 %s ms, p99 %s ms, CPU s/GB"
+            + " server %s client %s, RSS %s MB", r.get("mbps"), r.get("blocksps"), r.get("p50ms"),
+        r.get("p99ms"), r.get("cpuSecPerGB"), r.get("clientCpuSecPerGB"), r.get("rssMB"));
   }
 
   private static String size(int block) {

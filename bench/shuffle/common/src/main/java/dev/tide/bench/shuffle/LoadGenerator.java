@@ -14,7 +14,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * measured phase (counting every request that completes inside it) that ends after {@code measureSeconds} or {@code maxRequests}, whichever first.
  * During the measured phase it records each request's latency, samples the server's CPU time at
  * both ends (and its own, to show whether the client or the server is the bottleneck) and the
- * server's RSS every 100 ms, and finally prints one {@code RESULT key=value ...} line.
+ * server's RSS every 100 ms, and finally prints one {@code RESULT key=value ...} line. CPU-seconds
+ * per GB are reported for the server ({@code cpuSecPerGB}) and for this client JVM
+ * ({@code clientCpuSecPerGB}: receiving, checking and, for Tide with checksums on, verifying the
+ * blocks, plus the load generator's own small bookkeeping).
  */
 public final class LoadGenerator {
   /** One server's client: fetch the blocks of maps [mapStart, mapEnd) for one reduce, check them. */
@@ -137,12 +140,14 @@ public final class LoadGenerator {
     System.out.println(String.format(Locale.ROOT,
         "RESULT server=%s block=%d maps=%d reduces=%d mapsPerRequest=%d concurrency=%d"
             + " seconds=%.3f requests=%d bytes=%d mbps=%.1f blocksps=%.0f p50ms=%.3f p99ms=%.3f"
-            + " cpuSeconds=%.2f cpuSecPerGB=%.3f rssMB=%.1f maxRssMB=%.1f serverCpuUtil=%.2f"
+            + " cpuSeconds=%.2f cpuSecPerGB=%.3f clientCpuSeconds=%.2f clientCpuSecPerGB=%.3f"
+            + " rssMB=%.1f maxRssMB=%.1f serverCpuUtil=%.2f"
             + " clientCpuUtil=%.2f serverCoreBusy=%.2f clientCoreBusy=%.2f",
         server, w.blockSize(), w.maps(), w.reduces(), w.mapsPerRequest(), concurrency, seconds, n,
         bytes, bytes / 1e6 / seconds, bytes / (double) w.blockSize() / seconds,
         percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6, cpu1 - cpu0,
-        gb > 0 ? (cpu1 - cpu0) / gb : Double.NaN, rss1Kb / 1024.0, maxRssKb / 1024.0,
+        gb > 0 ? (cpu1 - cpu0) / gb : Double.NaN, selfCpu1 - selfCpu0,
+        gb > 0 ? (selfCpu1 - selfCpu0) / gb : Double.NaN, rss1Kb / 1024.0, maxRssKb / 1024.0,
         (cpu1 - cpu0) / seconds, (selfCpu1 - selfCpu0) / seconds,
         busy(sCore0, sCore1), busy(cCore0, cCore1)));
     System.out.flush();

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Random;
+import java.util.zip.CRC32C;
 
 /**
  * The logical shuffle every server serves: shuffle 0, {@code maps} map outputs of {@code reduces}
@@ -57,25 +58,36 @@ public record Workload(int blockSize, int maps, int reduces, int mapsPerRequest)
     return new int[] {reduce, start, Math.min(maps, start + mapsPerRequest)};
   }
 
-  /** Writes one map's data file (segments in reduce order) and returns the segment lengths. */
-  public long[] writeMapData(Path file, int map) throws IOException {
+  /**
+   * One map's data file as written: the length and the CRC32C (what a Tide map task records in
+   * its index) of each segment, in reduce order.
+   */
+  public record MapData(long[] lengths, int[] checksums) {}
+
+  /** Writes one map's data file (segments in reduce order). */
+  public MapData writeMapData(Path file, int map) throws IOException {
     Files.createDirectories(file.getParent());
     byte[] pattern = new byte[blockSize];
     new Random(42).nextBytes(pattern);
     ByteBuffer block = ByteBuffer.wrap(pattern);
     long[] lengths = new long[reduces];
+    int[] checksums = new int[reduces];
+    CRC32C crc = new CRC32C();
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
       for (int r = 0; r < reduces; r++) {
         block.clear();
         block.putInt(0, map).putInt(4, r);
+        crc.reset();
+        crc.update(block.duplicate());
         while (block.hasRemaining()) {
           ch.write(block);
         }
         lengths[r] = blockSize;
+        checksums[r] = (int) crc.getValue();
       }
     }
-    return lengths;
+    return new MapData(lengths, checksums);
   }
 
   /** Throws unless the block starts with (map, reduce) and has blockSize bytes. */

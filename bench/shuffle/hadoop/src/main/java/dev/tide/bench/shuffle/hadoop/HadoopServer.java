@@ -50,7 +50,7 @@ public final class HadoopServer {
       for (int m = 0; m < w.maps(); m++) {
         java.nio.file.Path out = nmLocal.resolve("usercache/" + user + "/appcache/"
             + DataSets.APP_ID + "/output/" + attempt(m));
-        long[] lengths = w.writeMapData(out.resolve("file.out"), m);
+        long[] lengths = w.writeMapData(out.resolve("file.out"), m).lengths();
         SpillRecord index = new SpillRecord(w.reduces());
         long offset = 0;
         for (int r = 0; r < lengths.length; r++) {

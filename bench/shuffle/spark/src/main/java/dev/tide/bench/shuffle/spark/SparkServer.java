@@ -49,7 +49,7 @@ public final class SparkServer {
             "shuffle_0_" + m + "_0.data"));
         Path index = Path.of(ExecutorDiskUtils.getFilePath(localDirs, SUB_DIRS,
             "shuffle_0_" + m + "_0.index"));
-        long[] lengths = w.writeMapData(data, m);
+        long[] lengths = w.writeMapData(data, m).lengths();
         writeIndex(index, lengths);
       }
     });
