@@ -137,12 +137,13 @@ class WebUiTest {
         + peak(allocation));
     assertTrue(browser.findElement(By.id("executors-table")).getText().contains("ended"),
         "removed executors are listed as ended");
-    // A running executor's logs are on its NodeManager (finished ones' go with the test
-    // cluster's settings: no aggregation, no retention).
+    // A running executor's: a finished one's logs go at once under the test cluster's settings.
     String logLink = null;
+    String logContainer = null;
     for (WebElement row : rows) {
       if (row.getText().contains(" running ")) {
         logLink = row.findElement(By.cssSelector("a.logs")).getAttribute("href");
+        logContainer = row.findElements(By.tagName("td")).get(2).getText();
       }
     }
     assertTrue(logLink != null, "a running executor with a log link");
@@ -161,8 +162,9 @@ class WebUiTest {
 
     browser.get(logLink);
     shot("executor-logs");
-    assertTrue(browser.getPageSource().contains("stderr"), "the log link opened the"
-        + " NodeManager's page of the container's logs: " + browser.getPageSource());
+    assertTrue(browser.getPageSource().contains("Logs for " + logContainer), "the log link"
+        + " opened the NodeManager's page of " + logContainer + "'s logs: "
+        + browser.getPageSource());
 
     JobRun run = job.get(120, TimeUnit.SECONDS);
     assertEquals(0, run.exitCode(), run.output());
