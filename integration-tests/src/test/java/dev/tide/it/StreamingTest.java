@@ -78,12 +78,22 @@ class StreamingTest {
       }
     });
     FileSystem fs = cluster.fileSystem();
-    String victim = containerOnceBusy(fs, job, 40_000);
     try (YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(cluster.clientConf());
       yarn.start();
-      yarn.signalToContainer(ContainerId.fromString(victim),
-          SignalContainerCommand.FORCEFUL_SHUTDOWN);
+      // The policy may remove the chosen executor just before the signal: choose again.
+      boolean killed = false;
+      for (int attempt = 0; attempt < 5 && !killed; attempt++) {
+        String victim = containerOnceBusy(fs, job, 40_000);
+        try {
+          yarn.signalToContainer(ContainerId.fromString(victim),
+              SignalContainerCommand.FORCEFUL_SHUTDOWN);
+          killed = true;
+        } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
+          System.out.println("Could not kill " + victim + " (" + e.getMessage() + "); again");
+        }
+      }
+      assertTrue(killed, "an executor was killed mid-stream");
     }
     JobRun run = job.get(300, TimeUnit.SECONDS);
     assertEquals(0, run.exitCode(), run.output());
@@ -241,7 +251,10 @@ class StreamingTest {
     throw new AssertionError("the stream did not take " + bytes + " bytes of input in time");
   }
 
-  /** The container of an executor of the running stream-rate job, after stream time t. */
+  /**
+   * The container of a live executor of the running stream-rate job (two or more live), after
+   * stream time t.
+   */
   private static String containerOnceBusy(FileSystem fs, CompletableFuture<JobRun> run,
       long streamMillis) throws Exception {
     long deadline = System.currentTimeMillis() + 180_000;
@@ -249,10 +262,16 @@ class StreamingTest {
       for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
         List<EventLine> batches = JobRun.named(events, "batchCompleted");
         List<EventLine> launched = JobRun.named(events, "executorLaunched");
-        if (!batches.isEmpty() && launched.size() >= 2
+        java.util.Set<String> gone = new java.util.HashSet<>();
+        for (String event : List.of("executorRemoved", "executorIdleRemoval")) {
+          JobRun.named(events, event).forEach(e -> gone.add(e.get("executor")));
+        }
+        List<EventLine> alive = launched.stream().filter(e -> !gone.contains(e.get("executor")))
+            .toList();
+        if (!batches.isEmpty() && alive.size() >= 2
             && batches.get(batches.size() - 1).getLong("batch") - batches.get(0).getLong("batch")
                 + 3000 >= streamMillis) {
-          return launched.get(launched.size() - 1).get("container");
+          return alive.get(alive.size() - 1).get("container");
         }
       }
       TimeUnit.MILLISECONDS.sleep(200); // polling interval
