@@ -126,7 +126,7 @@ class StreamingTest {
     JobRun timeline = Submitter.run(conf, System.out, "timeline", run.appId());
     assertEquals(0, timeline.exitCode(), timeline.output());
     assertTrue(timeline.output().contains("job succeeded: stream StreamRateJob stopped after")
-        && timeline.output().contains(", DELAYED") && timeline.output().contains("target 1 ->"),
+        && timeline.output().contains("target 1 ->") && timeline.output().contains("batch "),
         timeline.output());
     assertTrue(JobRun.named(events, "executorRemoved").stream()
         .anyMatch(e -> e.get("reason").contains("failed") || e.get("reason").contains("closed")),
