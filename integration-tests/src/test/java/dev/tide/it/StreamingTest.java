@@ -118,6 +118,10 @@ class StreamingTest {
     List<EventLine> settled = high.subList(high.size() - 3, high.size());
     assertTrue(settled.stream().noneMatch(b -> b.get("delayed").equals("true")),
         "batches stopped being delayed before the rate fell: " + settled);
+    // two steps of the rate (and one executor killed) need at most 4 turns of the target;
+    // a target swinging back and forth at a constant rate makes 2 per swing
+    List<Long> targets = batches.stream().map(b -> b.getLong("target")).toList();
+    assertTrue(reversals(targets) <= 4, "the target turned at most 4 times: " + targets);
     long last = lowAfter.get(lowAfter.size() - 1).getLong("target");
     assertTrue(last < peak, "executors fell after the rate did: target " + last + " after a"
         + " peak of " + peak + " executors");
@@ -189,6 +193,20 @@ class StreamingTest {
   }
 
   /** A text file written outside the directory, then renamed in. */
+  /** How often a sequence changes direction (up then down, or down then up). */
+  private static int reversals(List<Long> values) {
+    int turns = 0;
+    long lastStep = 0;
+    for (int i = 1; i < values.size(); i++) {
+      long step = Long.signum(values.get(i) - values.get(i - 1));
+      if (step != 0) {
+        turns += lastStep != 0 && step != lastStep ? 1 : 0;
+        lastStep = step;
+      }
+    }
+    return turns;
+  }
+
   private static void arrive(FileSystem fs, Path dir, int n, SplittableRandom random)
       throws Exception {
     String[] words = {"tide", "yarn", "stream", "batch", "executor", "shuffle", "ocean"};

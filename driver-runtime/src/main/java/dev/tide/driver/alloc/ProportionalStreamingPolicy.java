@@ -2,7 +2,9 @@ package dev.tide.driver.alloc;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.DoubleStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +33,11 @@ import org.slf4j.LoggerFactory;
  * <p>The target rises to the size in one step. It falls only after the size stayed below
  * {@code target x (1 - scaleDownMargin)} for {@code scaleDownBatches} batches in a row, and
  * never while batches wait; then to the size, by at most {@code maxScaleDownStep} of the target
- * (the records per interval already lag a fall: the mean of the recent batches counts). With
+ * (the records per interval already lag a fall: the mean of the recent batches counts). The
+ * overhead often grows as executors go (fewer executors, more per-executor work in the driver's
+ * share): a scale-down is sized with the largest overhead measured on any count between the new
+ * size and the target, so a size that once proved too small at this rate is not tried again and
+ * the target does not swing back and forth at a constant rate. With
  * nothing measured yet it keeps the target, or, when a batch was late, scales it by that batch's
  * processing time over {@code targetUtilization x interval}. It never asks for fewer than {@code max(minExecutors, 1)}: a streaming job always
  * has a next batch, and with no executor no batch completes to tell it otherwise (Spark's
@@ -45,6 +51,8 @@ final class ProportionalStreamingPolicy implements StreamingAllocationPolicy {
   static final int MEASURED = 5;
   /** Completed batches whose records give the recent input rate. */
   static final int RECENT = 3;
+  /** Overheads kept per executor count (their median is that count's overhead). */
+  static final int MEASURED_PER_COUNT = 3;
 
   /** One usable batch: slot-seconds per record, time the tasks do not explain, task count. */
   private record Measurement(double slotSecondsPerRecord, double overheadMillis, int tasks) {}
@@ -55,6 +63,8 @@ final class ProportionalStreamingPolicy implements StreamingAllocationPolicy {
   private final int slots;
   private final Deque<Measurement> measured = new ArrayDeque<>();
   private final Deque<Long> recentRecords = new ArrayDeque<>();
+  /** Per executor count the batches ran on: their last {@value #MEASURED_PER_COUNT} overheads. */
+  private final Map<Integer, Deque<Double>> overheadOn = new HashMap<>();
   private CompletedBatch last;
   /** Consecutive evaluations whose size was below the target by the margin. */
   private int belowMargin;
@@ -79,10 +89,17 @@ final class ProportionalStreamingPolicy implements StreamingAllocationPolicy {
     double tasksSpan = batch.tasks() > 0
         ? waves(batch.tasks(), batch.executorsAtStart()) * taskMillis / batch.tasks()
         : taskMillis / ((double) batch.executorsAtStart() * slots);
-    measured.addLast(new Measurement(batch.taskSeconds() / batch.records(),
-        Math.max(0, batch.processingMillis() - tasksSpan), batch.tasks()));
+    double overhead = Math.max(0, batch.processingMillis() - tasksSpan);
+    measured.addLast(new Measurement(batch.taskSeconds() / batch.records(), overhead,
+        batch.tasks()));
     while (measured.size() > MEASURED) {
       measured.removeFirst();
+    }
+    Deque<Double> onCount = overheadOn.computeIfAbsent(batch.executorsAtStart(),
+        n -> new ArrayDeque<>());
+    onCount.addLast(overhead);
+    while (onCount.size() > MEASURED_PER_COUNT) {
+      onCount.removeFirst();
     }
   }
 
@@ -102,7 +119,8 @@ final class ProportionalStreamingPolicy implements StreamingAllocationPolicy {
   private Decision decide(BeforeBatch state) {
     int target = clamp(state.target());
     boolean catchingUp = state.waitingBatches() > 1;
-    Sizing sizing = measured.isEmpty() ? byProcessingRatio(target, catchingUp) : byCost(state);
+    Sizing sizing = measured.isEmpty() ? byProcessingRatio(target, catchingUp)
+        : byCost(state, target);
     if (sizing.size() > target) {
       belowMargin = 0;
       return new Decision(sizing.size(), 0, "scale up " + target + " -> " + sizing.size() + ": "
@@ -124,11 +142,36 @@ final class ProportionalStreamingPolicy implements StreamingAllocationPolicy {
         + sizing.why());
   }
 
-  private Sizing byCost(BeforeBatch state) {
+  /**
+   * The size from the measured cost; below {@code target}, checked again with the largest
+   * overhead measured on the counts from that size up to the target, when one is larger.
+   */
+  private Sizing byCost(BeforeBatch state, int target) {
+    double overhead = median(measured.stream().mapToDouble(Measurement::overheadMillis));
+    Sizing sizing = byCost(state, overhead, "");
+    if (sizing.size() >= target) {
+      return sizing;
+    }
+    int worstCount = -1;
+    double worst = overhead;
+    for (int n = sizing.size(); n < target; n++) {
+      Deque<Double> onCount = overheadOn.get(n);
+      if (onCount != null) {
+        double there = median(onCount.stream().mapToDouble(Double::doubleValue));
+        if (there > worst) {
+          worst = there;
+          worstCount = n;
+        }
+      }
+    }
+    return worstCount < 0 ? sizing : byCost(state, worst, String.format(Locale.ROOT,
+        " (as measured on %d executors)", worstCount));
+  }
+
+  private Sizing byCost(BeforeBatch state, double measuredOverhead, String overheadSource) {
     double cost = median(measured.stream().mapToDouble(Measurement::slotSecondsPerRecord));
     double interval = settings.intervalMillis();
-    double overhead = Math.min(median(measured.stream().mapToDouble(Measurement::overheadMillis)),
-        interval / 2);
+    double overhead = Math.min(measuredOverhead, interval / 2);
     int tasks = measured.peekLast().tasks();
     int waiting = Math.max(1, state.waitingBatches());
     double newest = state.waitingRecords() >= 0 ? (double) state.waitingRecords() / waiting : -1;
@@ -142,9 +185,9 @@ final class ProportionalStreamingPolicy implements StreamingAllocationPolicy {
         (records + backlog * interval / settings.catchUpMillis()) * cost, tasks, seconds);
     int size = clamp(Math.max(steady, catchUp));
     String why = String.format(Locale.ROOT, "%.0f records/batch%s x %.3g slot-s/record,"
-        + " overhead %.0f ms%s -> %d", records, backlog > 0
+        + " overhead %.0f ms%s%s -> %d", records, backlog > 0
             ? String.format(Locale.ROOT, " + %.0f waiting", backlog) : "", cost, overhead,
-        tasks > 0 ? ", " + tasks + " tasks" : "", size);
+        overheadSource, tasks > 0 ? ", " + tasks + " tasks" : "", size);
     return new Sizing(size, why);
   }
 

@@ -26,9 +26,13 @@ class ProportionalStreamingPolicyTest {
 
   /** A batch of {@code records} that ran on {@code executors} throughout, as the job runs it. */
   private static CompletedBatch ran(long records, int executors) {
+    return ran(records, executors, OVERHEAD);
+  }
+
+  private static CompletedBatch ran(long records, int executors, long overhead) {
     double taskSeconds = records * MILLIS_PER_RECORD / 1000;
     long waves = (TASKS + executors - 1) / executors;
-    long processing = OVERHEAD + Math.round(waves * taskSeconds * 1000 / TASKS);
+    long processing = overhead + Math.round(waves * taskSeconds * 1000 / TASKS);
     return new CompletedBatch(0, records, processing, 0, processing > INTERVAL, taskSeconds,
         executors, false, TASKS);
   }
@@ -179,5 +183,31 @@ class ProportionalStreamingPolicyTest {
     Decision d = policy.beforeBatch(new BeforeBatch(0, 0, 10, 80_000, 11, 0, 11));
     assertEquals(16, d.target(), d.reason());
     assertTrue(d.reason().contains("72000 waiting"), d.reason());
+  }
+
+  /**
+   * 1500 records a batch (94 ms a task): with 150 ms of overhead 2 executors fit (16 waves =
+   * 1500 ms of a 1665 ms budget), but on 2 executors the overhead is 700 ms (budget 1170 ms):
+   * 3 are needed. The policy tries 2 once, goes back to 3, and stays there at this rate.
+   */
+  @Test
+  void aSizeThatProvedTooSmallAtThisRateIsNotTriedAgain() {
+    int target = 3;
+    int reversals = 0;
+    int lastStep = 0;
+    StringBuilder targets = new StringBuilder();
+    for (int i = 0; i < 40; i++) {
+      policy.batchCompleted(ran(1_500, target, target == 2 ? 700 : 150));
+      Decision d = policy.beforeBatch(due(1_500, target));
+      int step = Integer.signum(d.target() - target);
+      if (step != 0) {
+        reversals += lastStep != 0 && step != lastStep ? 1 : 0;
+        lastStep = step;
+      }
+      target = d.target();
+      targets.append(target).append(' ');
+    }
+    assertEquals(3, target, targets.toString());
+    assertEquals(1, reversals, "one down and one up, then held: " + targets);
   }
 }
