@@ -320,10 +320,19 @@ final class ShuffleSegments implements AutoCloseable {
     CRC32C[][] crcs = new CRC32C[1][];
     long[][] expected = new long[1][];
     long[][] announced = new long[1][];
-    IOException[] failed = new IOException[1];
+    // set on the I/O thread (start, in-memory writes) or the task thread (writes to disk)
+    java.util.concurrent.atomic.AtomicReference<IOException> failed =
+        new java.util.concurrent.atomic.AtomicReference<>();
     long[] total = new long[1];
     try {
       client.fetch(service.host(), service.shufflePort(), blocks, new BlockReader() {
+        private Offload offload;
+
+        @Override
+        public void attach(Offload offload) {
+          this.offload = offload;
+        }
+
         @Override
         public void start(long[] lengths, long[] checksums) {
           try {
@@ -346,22 +355,40 @@ final class ShuffleSegments implements AutoCloseable {
               }
             }
           } catch (IOException e) {
-            failed[0] = e;
+            failed.compareAndSet(null, e);
           }
         }
 
+        /**
+         * Memory sinks are written here; a file sink's bytes are copied and written by the task
+         * thread (this is the client's I/O thread, which must not wait for a disk).
+         */
         @Override
         public void read(int index, ByteBuffer data) {
-          if (failed[0] != null) {
+          if (failed.get() != null) {
+            return;
+          }
+          if (crcs[0][index] != null) {
+            crcs[0][index].update(data.duplicate());
+          }
+          FetchedSegments.SegmentSink sink = sinks[0][index];
+          if (!sink.onDisk()) {
+            write(sink, data);
+            return;
+          }
+          byte[] copy = new byte[data.remaining()];
+          data.get(copy);
+          offload.submit(copy.length, () -> write(sink, ByteBuffer.wrap(copy)));
+        }
+
+        private void write(FetchedSegments.SegmentSink sink, ByteBuffer data) {
+          if (failed.get() != null) {
             return;
           }
           try {
-            if (crcs[0][index] != null) {
-              crcs[0][index].update(data.duplicate());
-            }
-            sinks[0][index].write(data);
+            sink.write(data);
           } catch (IOException e) {
-            failed[0] = e;
+            failed.compareAndSet(null, e);
           }
         }
       });
@@ -376,8 +403,8 @@ final class ShuffleSegments implements AutoCloseable {
       }
       throw new FetchFailedException(e, shuffleId, task.index());
     }
-    if (failed[0] != null) {
-      throw failed[0];
+    if (failed.get() != null) {
+      throw failed.get();
     }
     if (sinks[0] != null) {
       for (int i = 0; i < sinks[0].length; i++) {

@@ -43,6 +43,11 @@ public final class FetchedSegments implements AutoCloseable {
 
     /** Drops what was written (the fetch is retried or failed). */
     void abandon() throws IOException;
+
+    /** Whether {@link #write} goes to a local file (may block), not to memory. */
+    default boolean onDisk() {
+      return false;
+    }
   }
 
   private abstract static class Sink implements SegmentSink {
@@ -197,6 +202,11 @@ public final class FetchedSegments implements AutoCloseable {
       super(source);
       this.file = file;
       this.length = length;
+    }
+
+    @Override
+    public boolean onDisk() {
+      return true;
     }
 
     @Override

@@ -112,6 +112,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       receiving = pending.remove(start.header().requestId());
       if (receiving != null) {
         try {
+          receiving.sink().receivingOn(ctx.channel());
           receiving.sink().start(start.header().blockLengths(),
               start.header().blockChecksums());
         } catch (RuntimeException e) {
@@ -204,8 +205,9 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
             new ReplyStreamDecoder(frames.maxFrameBytes()));
       }
       ctx.fireUserEventTriggered(evt);
-    } else if (evt instanceof IdleStateEvent
+    } else if (evt instanceof IdleStateEvent && ctx.channel().config().isAutoRead()
         && (!pending.isEmpty() || !verifying.isEmpty() || receiving != null)) {
+      // (not read while paused: the reader's offloaded work holds it back, not the server)
       failAll(Reason.TIMEOUT, "no data from the server for the read timeout");
       ctx.close();
     } else {

@@ -1,6 +1,7 @@
 package dev.tide.shuffle.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +22,9 @@ interface ReplySink<T> {
 
   /** Whether any part of a reply reached this sink (a fetch that did cannot be retried). */
   boolean started();
+
+  /** Before {@link #start}: the connection the reply arrives on. */
+  default void receivingOn(Channel channel) {}
 
   /** Copies every block into its own {@code byte[]}: one copy from the network buffers. */
   final class ByteArrays implements ReplySink<List<byte[]>> {
@@ -64,13 +68,24 @@ interface ReplySink<T> {
     }
   }
 
-  /** Hands every piece to the caller's {@link BlockReader}. */
+  /**
+   * Hands every piece to the caller's {@link BlockReader}, and the reader's blocking work to
+   * {@code offload} (run by the fetching thread).
+   */
   final class Reader implements ReplySink<Void> {
     private final BlockReader reader;
+    private final CallerRunsQueue offload;
     private volatile boolean started;
 
-    Reader(BlockReader reader) {
+    Reader(BlockReader reader, CallerRunsQueue offload) {
       this.reader = reader;
+      this.offload = offload;
+      reader.attach(offload);
+    }
+
+    @Override
+    public void receivingOn(Channel channel) {
+      offload.receivingOn(channel);
     }
 
     @Override

@@ -59,6 +59,11 @@ import java.util.function.Supplier;
  * <p>The waits happen on the calling thread (tests can replace how it waits).
  */
 public final class ShuffleClient implements AutoCloseable {
+  /**
+   * A {@link BlockReader}'s offloaded work waiting beyond this many bytes pauses the reading of
+   * its connection ({@link BlockReader.Offload}).
+   */
+  public static final long OFFLOAD_PAUSE_BYTES = 2L << 20;
   private static final AttributeKey<Future<Void>> HANDSHAKE =
       AttributeKey.valueOf("tide.shuffle.handshake");
 
@@ -145,8 +150,24 @@ public final class ShuffleClient implements AutoCloseable {
     if (blocks.isEmpty()) {
       return;
     }
-    ReplySink.Reader sink = new ReplySink.Reader(reader);
-    fetchWithRetries(host, port, blocks, () -> fetching(blocks, sink));
+    CallerRunsQueue offload = new CallerRunsQueue(OFFLOAD_PAUSE_BYTES);
+    ReplySink.Reader sink = new ReplySink.Reader(reader, offload);
+    fetchWithRetries(host, port, blocks, () -> new Exchange<Void>() {
+      @Override
+      public CompletableFuture<Void> send(FetchResponseHandler handler, long requestId) {
+        return handler.send(new FetchRequest(requestId, appId, blocks), sink);
+      }
+
+      @Override
+      public boolean started() {
+        return sink.started();
+      }
+
+      @Override
+      public Void await(CompletableFuture<Void> reply) throws FetchFailure {
+        return ShuffleClient.await(offload.runUntilDone(reply));
+      }
+    });
   }
 
   /**
@@ -182,6 +203,11 @@ public final class ShuffleClient implements AutoCloseable {
     CompletableFuture<T> send(FetchResponseHandler handler, long requestId);
 
     boolean started();
+
+    /** Waits for the reply (a reader's exchange runs its offloaded work meanwhile). */
+    default T await(CompletableFuture<T> reply) throws FetchFailure {
+      return ShuffleClient.await(reply);
+    }
   }
 
   private <T> Exchange<T> fetching(List<BlockId> blocks, ReplySink<T> sink) {
@@ -315,7 +341,7 @@ public final class ShuffleClient implements AutoCloseable {
       if (handler == null) {
         throw new FetchFailure(Reason.CONNECT, "connection closed", List.of(), null);
       }
-      return await(exchange.send(handler, nextRequestId.getAndIncrement()));
+      return exchange.await(exchange.send(handler, nextRequestId.getAndIncrement()));
     } catch (FetchFailure f) {
       List<BlockId> named = (f.reason() == Reason.NOT_FOUND || f.reason() == Reason.CORRUPT)
           && !f.blocks().isEmpty()
@@ -394,7 +420,7 @@ public final class ShuffleClient implements AutoCloseable {
     return t instanceof ConnectException ? String.valueOf(t.getMessage()) : String.valueOf(t);
   }
 
-  private <T> T await(CompletableFuture<T> future) throws FetchFailure {
+  private static <T> T await(CompletableFuture<T> future) throws FetchFailure {
     try {
       return future.get();
     } catch (InterruptedException e) {

@@ -130,6 +130,59 @@ class ShuffleServerTest {
     }
   }
 
+  /**
+   * A reader whose disk takes a second for its first write: that work runs on the thread that
+   * called fetch, not the client's I/O thread; meanwhile the connection is not read beyond the
+   * pause bound (without the pause all 24 MiB would be in memory), no read timeout (300 ms)
+   * fires, and every byte arrives in order.
+   */
+  @Test
+  void aReadersBlockingWorkRunsOnTheFetchingThreadWhileTheConnectionWaits() throws Exception {
+    int[] lengths = {24 << 20};
+    MapOutputs.write(appDirs, 8, 0, lengths);
+    List<BlockId> blocks = List.of(BlockId.of(8, 0, 0));
+    try (ShuffleClient client = new ShuffleClient(APP, SECRET,
+        ShuffleClientConfig.DEFAULTS.withReadTimeout(Duration.ofMillis(300)))) {
+      Thread fetching = Thread.currentThread();
+      java.util.Set<Thread> workedOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicLong mostWaiting = new java.util.concurrent.atomic.AtomicLong();
+      java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+      client.fetch("127.0.0.1", server.port(), blocks, new dev.tide.shuffle.client.BlockReader() {
+        private Offload offload;
+
+        @Override
+        public void attach(Offload offload) {
+          this.offload = offload;
+        }
+
+        @Override
+        public void read(int index, java.nio.ByteBuffer data) {
+          byte[] piece = new byte[data.remaining()];
+          data.get(piece);
+          long waiting = handedOver.addAndGet(piece.length) - written.get();
+          mostWaiting.accumulateAndGet(waiting, Math::max);
+          offload.submit(piece.length, () -> {
+            workedOn.add(Thread.currentThread());
+            if (written.get() == 0) {
+              long until = System.nanoTime() + 1_000_000_000L; // a slow disk
+              while (System.nanoTime() < until) {
+                java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
+              }
+            }
+            got.writeBytes(piece);
+            written.addAndGet(piece.length);
+          });
+        }
+      });
+      assertEquals(java.util.Set.of(fetching), workedOn);
+      assertTrue(mostWaiting.get() <= ShuffleClient.OFFLOAD_PAUSE_BYTES + (2 << 20),
+          "at most the pause bound (+ what was already read) waited: " + mostWaiting.get());
+      assertArrayEquals(MapOutputs.expected(8, 0, lengths, 0, 1), got.toByteArray());
+    }
+  }
+
   @Test
   void aFailingBlockReaderFailsItsFetchAndTheConnectionServesTheNextOne() throws Exception {
     MapOutputs.write(appDirs, 7, 0, new int[] {1 << 20, 10});
