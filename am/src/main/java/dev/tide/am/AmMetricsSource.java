@@ -14,7 +14,8 @@ import org.apache.hadoop.metrics2.lib.Interns;
  * AM's {@code /jmx} as {@code Hadoop:service=TideAM,name=TideApplicationMaster} and in any
  * configured sink: gauges TargetExecutors, RunningExecutors, StartingExecutors,
  * PendingRemovalExecutors, PendingContainerRequests, PendingTasks, RunningTasks; counters
- * ContainersAllocated, ContainersReleased, ExecutorFailures, Batches, DelayedBatches.
+ * ContainersAllocated, ContainersReleased, ExecutorFailures, Batches, DelayedBatches, Spills,
+ * SpilledBytes, FetchedToDiskBytes.
  */
 final class AmMetricsSource implements MetricsSource {
   static final String RECORD = "TideApplicationMaster";
@@ -66,7 +67,12 @@ final class AmMetricsSource implements MetricsSource {
             c.executorFailures())
         .addCounter(m("Batches", "streaming batches completed"), c.batches())
         .addCounter(m("DelayedBatches", "streaming batches that took longer than the interval"
-            + " or waited"), c.delayedBatches());
+            + " or waited"), c.delayedBatches())
+        .addCounter(m("Spills", "sort buffers spilled to local disk by map tasks"), c.spills())
+        .addCounter(m("SpilledBytes", "bytes map tasks spilled to local disk"),
+            c.spilledBytes())
+        .addCounter(m("FetchedToDiskBytes", "fetched shuffle bytes reduce tasks wrote to local"
+            + " disk (beyond their memory budget)"), c.fetchedToDiskBytes());
   }
 
   private static MetricsInfo m(String name, String description) {

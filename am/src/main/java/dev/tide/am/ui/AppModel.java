@@ -71,6 +71,12 @@ public final class AppModel {
     public long taskMillisMax;
     public long shuffleWrittenBytes;
     public long shuffleReadBytes;
+    /** Over every attempt, failed ones too: the disk work they did. */
+    public long spills;
+    public long spilledBytes;
+    public long fetchedToDiskBytes;
+    /** The largest live heap a task's executor reported after it (bytes; 0: none). */
+    public long peakHeapBytes;
 
     Stage(String id) {
       this.id = id;
@@ -90,6 +96,10 @@ public final class AppModel {
       c.taskMillisMax = taskMillisMax;
       c.shuffleWrittenBytes = shuffleWrittenBytes;
       c.shuffleReadBytes = shuffleReadBytes;
+      c.spills = spills;
+      c.spilledBytes = spilledBytes;
+      c.fetchedToDiskBytes = fetchedToDiskBytes;
+      c.peakHeapBytes = peakHeapBytes;
       return c;
     }
   }
@@ -127,6 +137,9 @@ public final class AppModel {
   private long containersReleased;
   private long executorFailures;
   private long delayedBatches;
+  private long spills;
+  private long spilledBytes;
+  private long fetchedToDiskBytes;
 
   /** Applies one event, in the order they happened. */
   public synchronized void apply(EventLine e) {
@@ -250,6 +263,13 @@ public final class AppModel {
     }
     long written = number(e, "outputBytes");
     long read = number(e, "bytesFetched");
+    s.spills += number(e, "spills");
+    s.spilledBytes += number(e, "spilledBytes");
+    s.fetchedToDiskBytes += number(e, "fetchedToDiskBytes");
+    s.peakHeapBytes = Math.max(s.peakHeapBytes, number(e, "peakHeapBytes"));
+    spills += number(e, "spills");
+    spilledBytes += number(e, "spilledBytes");
+    fetchedToDiskBytes += number(e, "fetchedToDiskBytes");
     if ("SUCCEEDED".equals(e.get("result"))) {
       s.done++;
       x.tasksDone++;
@@ -340,8 +360,10 @@ public final class AppModel {
   }
 
   /** Counts for the AM's metrics: executors by state, containers, failures, batches. */
+  /** Executors now, and counts since the start (spills: of every task attempt). */
   public record Counts(int running, int starting, int pendingRemoval, long containersAllocated,
-      long containersReleased, long executorFailures, long delayedBatches, long batches) {}
+      long containersReleased, long executorFailures, long delayedBatches, long batches,
+      long spills, long spilledBytes, long fetchedToDiskBytes) {}
 
   public synchronized Counts counts() {
     int running = 0;
@@ -351,7 +373,8 @@ public final class AppModel {
       }
     }
     return new Counts(running, starting(), pendingRemoval(), containersAllocated,
-        containersReleased, executorFailures, delayedBatches, batches.size());
+        containersReleased, executorFailures, delayedBatches, batches.size(), spills,
+        spilledBytes, fetchedToDiskBytes);
   }
 
   public synchronized List<Executor> executors() {

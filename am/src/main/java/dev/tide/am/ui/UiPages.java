@@ -113,7 +113,8 @@ public final class UiPages {
     StringBuilder html = new StringBuilder("<table id=\"stages-table\"><tr><th>stage</th>"
         + "<th>name</th><th>plan</th><th>tasks</th><th>done</th><th>failed</th><th>running</th>"
         + "<th>submitted</th><th>duration</th><th>task time mean / max</th>"
-        + "<th>shuffle written</th><th>shuffle read</th></tr>");
+        + "<th>shuffle written</th><th>shuffle read</th><th>spills</th><th>spilled</th>"
+        + "<th>fetched to disk</th><th>peak heap</th></tr>");
     for (AppModel.Stage s : m.stages()) {
       int ended = s.done + s.failed;
       html.append("<tr><td class=\"n\">").append(s.id).append("</td><td>")
@@ -127,7 +128,11 @@ public final class UiPages {
           .append(ended == 0 ? "" : seconds(s.taskMillisTotal / ended) + " / "
               + seconds(s.taskMillisMax)).append("</td><td class=\"n\">")
           .append(bytes(s.shuffleWrittenBytes)).append("</td><td class=\"n\">")
-          .append(bytes(s.shuffleReadBytes)).append("</td></tr>");
+          .append(bytes(s.shuffleReadBytes)).append("</td>").append(num(s.spills))
+          .append("<td class=\"n\">").append(bytes(s.spilledBytes))
+          .append("</td><td class=\"n\">").append(bytes(s.fetchedToDiskBytes))
+          .append("</td><td class=\"n\">").append(s.peakHeapBytes == 0 ? ""
+              : bytes(s.peakHeapBytes)).append("</td></tr>");
     }
     return html.append("</table>").toString();
   }

@@ -37,8 +37,9 @@ class AppModelTest {
     at(70, "taskStart", "task", 1, "stage", 0, "executor", "1");
     at(71, "taskStart", "task", 2, "stage", 0, "executor", "2");
     at(1070, "taskEnd", "task", 1, "stage", 0, "executor", "1", "result", "SUCCEEDED",
-        "outputBytes", 2048);
-    at(2071, "taskEnd", "task", 2, "stage", 0, "executor", "2", "result", "FAILED");
+        "outputBytes", 2048, "spills", 3, "spilledBytes", 3_000_000, "peakHeapBytes", 40_000_000);
+    at(2071, "taskEnd", "task", 2, "stage", 0, "executor", "2", "result", "FAILED",
+        "spills", 1, "spilledBytes", 1_000_000);
     at(2100, "containerCompleted", "container", "c2", "executor", "2", "exitStatus", 137,
         "failure", true, "diagnostics", "Container killed on request. Exit code is 137");
     at(2100, "executorRemoved", "executor", "2", "reason", "failed: killed");
@@ -72,6 +73,10 @@ class AppModelTest {
     assertEquals(1, c.pendingRemoval());
     assertEquals(1, c.executorFailures());
     assertEquals(1, c.batches());
+    assertEquals(4, c.spills(), "a failed attempt's spills count too");
+    assertEquals(4_000_000, c.spilledBytes());
+    assertEquals(4, map.spills);
+    assertEquals(40_000_000, map.peakHeapBytes);
   }
 
   @Test
