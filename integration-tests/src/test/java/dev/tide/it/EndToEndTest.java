@@ -261,6 +261,57 @@ class EndToEndTest {
     assertEquals(2, map0Runs, "map 0 ran again after its output was lost");
   }
 
+  /**
+   * Map outputs that vanish every time (a cleaner deleting them before the reduce fetches):
+   * each round of map reruns fails its fetch again, and after tide.stage.maxConsecutiveAttempts
+   * rounds the job fails saying so, instead of rerunning the maps up to 4 x maps times.
+   */
+  @Test
+  void fetchFailureRoundsBeyondTheBoundFailTheJobWithTheDiagnosis() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "2");
+    conf.set("tide.stage.maxConsecutiveAttempts", "2");
+    CompletableFuture<JobRun> job = submitAsync(conf, "sleep", "-m", "2", "-r", "1", "-mt",
+        "100", "-rd", "3000", "-b", "16384", "-o", "/sleep-vanishing/out");
+    FileSystem fs = cluster.fileSystem();
+    String appId = null;
+    long deadline = System.currentTimeMillis() + 90_000;
+    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
+      appId = runningApp(fs, "MAP");
+      if (appId == null) {
+        TimeUnit.MILLISECONDS.sleep(100); // polling interval
+      }
+    }
+    assertTrue(appId != null, "the map stage started");
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    int deleted = 0;
+    deadline = System.currentTimeMillis() + 180_000;
+    while (!job.isDone() && System.currentTimeMillis() < deadline) {
+      for (int i = 0; i < 3; i++) {
+        NodeManager nm = cluster.yarn().getNodeManager(i);
+        for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
+          java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir),
+              user, appId);
+          for (int map = 0; map < 2; map++) {
+            if (java.nio.file.Files.deleteIfExists(ShuffleLayout.dataFile(appDir, 0, map))) {
+              deleted++;
+            }
+          }
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(50); // polling interval of the "cleaner"
+    }
+    JobRun run = job.get(60, TimeUnit.SECONDS);
+    assertNotEquals(0, run.exitCode(), run.output());
+    assertTrue(run.output().contains("could not fetch its input in 3 consecutive rounds of map"
+        + " reruns (tide.stage.maxConsecutiveAttempts = 2)"), run.output());
+    List<EventLine> events = run.events(fs, EVENTS);
+    long mapRuns = JobRun.named(events, "taskEnd").stream().filter(e -> e.get("kind")
+        .equals("MAP") && e.get("result").equals("SUCCEEDED")).count();
+    assertTrue(mapRuns >= 2 + 2 && mapRuns <= 2 * 3, "the 2 maps ran once and were rerun in"
+        + " 2 rounds, no more: " + mapRuns + " map runs (deleted " + deleted + " data files)");
+  }
+
   /** Submits on another thread, so the test can act on the cluster while the job runs. */
   private static CompletableFuture<JobRun> submitAsync(Configuration conf, String... args) {
     return CompletableFuture.supplyAsync(() -> {
