@@ -223,15 +223,7 @@ class EndToEndTest {
     FileSystem fs = cluster.fileSystem();
     // Once the reduce has started (it waits 4 s before fetching), delete map 0's output from
     // the NodeManager's disk, as a failed disk or a cleaner would.
-    String appId = null;
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
-      appId = runningApp(fs, "REDUCE");
-      if (appId == null) {
-        TimeUnit.MILLISECONDS.sleep(100); // polling interval
-      }
-    }
-    assertTrue(appId != null, "the reduce stage started");
+    String appId = awaitRunningApp(fs, "REDUCE", job);
     int deleted = 0;
     String user = UserGroupInformation.getCurrentUser().getShortUserName();
     for (int i = 0; i < 3; i++) {
@@ -274,18 +266,10 @@ class EndToEndTest {
     CompletableFuture<JobRun> job = submitAsync(conf, "sleep", "-m", "2", "-r", "1", "-mt",
         "100", "-rd", "3000", "-b", "16384", "-o", "/sleep-vanishing/out");
     FileSystem fs = cluster.fileSystem();
-    String appId = null;
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
-      appId = runningApp(fs, "MAP");
-      if (appId == null) {
-        TimeUnit.MILLISECONDS.sleep(100); // polling interval
-      }
-    }
-    assertTrue(appId != null, "the map stage started");
+    String appId = awaitRunningApp(fs, "MAP", job);
     String user = UserGroupInformation.getCurrentUser().getShortUserName();
     int deleted = 0;
-    deadline = System.currentTimeMillis() + 180_000;
+    long deadline = System.currentTimeMillis() + 180_000;
     while (!job.isDone() && System.currentTimeMillis() < deadline) {
       for (int i = 0; i < 3; i++) {
         NodeManager nm = cluster.yarn().getNodeManager(i);
@@ -321,6 +305,21 @@ class EndToEndTest {
         throw new IllegalStateException(e);
       }
     });
+  }
+
+  /** Waits (90 s at most) for the running application to start a task of this kind. */
+  private static String awaitRunningApp(FileSystem fs, String kind,
+      CompletableFuture<JobRun> job) throws Exception {
+    long deadline = System.currentTimeMillis() + 90_000;
+    while (System.currentTimeMillis() < deadline && !job.isDone()) {
+      String appId = runningApp(fs, kind);
+      if (appId != null) {
+        return appId;
+      }
+      TimeUnit.MILLISECONDS.sleep(100); // polling interval
+    }
+    throw new AssertionError("no running application started a " + kind + " task"
+        + (job.isDone() ? " (the job ended: " + job.get().output() + ")" : " within 90 s"));
   }
 
   /** The id of a running sleep application that has started a task of this kind, or null. */
