@@ -7,7 +7,9 @@ import java.util.Locale;
 /**
  * A line chart drawn on the server as inline SVG (no script, nothing loaded from elsewhere):
  * step lines over time, one per series, with axes, gridlines and a legend. Each series' points
- * are (seconds from the start, value).
+ * are (seconds from the start, value). A series of more than {@value #MAX_POINTS} points (a stream
+ * that ran for hours) is drawn from the lowest and highest point of each of {@code MAX_POINTS / 2}
+ * equal time slices, so a page stays small and a spike still shows.
  */
 final class SvgChart {
   private static final int WIDTH = 900;
@@ -16,6 +18,7 @@ final class SvgChart {
   private static final int RIGHT = 150;
   private static final int TOP = 12;
   private static final int BOTTOM = 30;
+  static final int MAX_POINTS = 1_000;
 
   /** One line of the chart. */
   record Series(String name, String color, boolean dashed, List<double[]> points) {}
@@ -30,8 +33,41 @@ final class SvgChart {
   }
 
   SvgChart add(String name, String color, boolean dashed, List<double[]> points) {
-    series.add(new Series(name, color, dashed, points));
+    series.add(new Series(name, color, dashed, thin(points)));
     return this;
+  }
+
+  /** At most {@link #MAX_POINTS}: each time slice's lowest and highest point, in time order. */
+  static List<double[]> thin(List<double[]> points) {
+    if (points.size() <= MAX_POINTS) {
+      return points;
+    }
+    int slices = MAX_POINTS / 2;
+    double from = points.get(0)[0];
+    double span = Math.max(1e-9, points.get(points.size() - 1)[0] - from);
+    List<double[]> kept = new ArrayList<>(MAX_POINTS);
+    int i = 0;
+    for (int slice = 0; slice < slices && i < points.size(); slice++) {
+      double end = slice == slices - 1 ? Double.POSITIVE_INFINITY
+          : from + span * (slice + 1) / slices;
+      int low = -1;
+      int high = -1;
+      for (; i < points.size() && points.get(i)[0] < end; i++) {
+        if (low < 0 || points.get(i)[1] < points.get(low)[1]) {
+          low = i;
+        }
+        if (high < 0 || points.get(i)[1] > points.get(high)[1]) {
+          high = i;
+        }
+      }
+      if (low >= 0) {
+        kept.add(points.get(Math.min(low, high)));
+        if (low != high) {
+          kept.add(points.get(Math.max(low, high)));
+        }
+      }
+    }
+    return kept;
   }
 
   String render() {

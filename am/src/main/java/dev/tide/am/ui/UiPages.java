@@ -43,7 +43,7 @@ public final class UiPages {
       }
       case "allocation" -> {
         title = "Allocation";
-        body = allocation(model);
+        body = allocation(model, PAGE_ROWS);
       }
       default -> body = overview(model);
     }
@@ -65,7 +65,7 @@ public final class UiPages {
         + "<h1 id=\"overview\">Overview</h1>" + overview(model)
         + "<h1 id=\"stages\">Stages</h1>" + stages(model)
         + "<h1 id=\"executors\">Executors</h1>" + executors(model)
-        + "<h1 id=\"allocation\">Allocation</h1>" + allocation(model));
+        + "<h1 id=\"allocation\">Allocation</h1>" + allocation(model, Integer.MAX_VALUE));
   }
 
   private static String document(String title, String body) {
@@ -160,7 +160,11 @@ public final class UiPages {
     return html.append("</table>").toString();
   }
 
-  static String allocation(AppModel m) {
+  /**
+   * The allocation page; its decision and batch tables show the newest {@code maxRows} rows
+   * (the history report shows all).
+   */
+  static String allocation(AppModel m, int maxRows) {
     long t0 = m.startMillis();
     List<AppModel.Sample> samples = m.samples();
     StringBuilder html = new StringBuilder("<h2>Executors</h2>");
@@ -192,7 +196,9 @@ public final class UiPages {
     }
     html.append("<h2>Decisions</h2><table id=\"decisions-table\"><tr><th>time</th>"
         + "<th>decision</th><th>reason</th></tr>");
-    for (AppModel.Decision d : m.decisions()) {
+    List<AppModel.Decision> decisions = m.decisions();
+    html.append(earlier(decisions.size(), maxRows, "decisions", "allocation"));
+    for (AppModel.Decision d : newest(decisions, maxRows)) {
       html.append("<tr><td>").append(time(d.timeMillis())).append("</td><td>")
           .append(Html.escape(d.what())).append("</td><td>").append(Html.escape(d.reason()))
           .append("</td></tr>");
@@ -202,7 +208,8 @@ public final class UiPages {
       html.append("<h2>Batch timeline</h2><table id=\"batches-table\"><tr><th>batch</th>"
           + "<th>records</th><th>processing</th><th>scheduling delay</th><th>executors</th>"
           + "<th>target</th></tr>");
-      for (AppModel.Batch b : batches) {
+      html.append(earlier(batches.size(), maxRows, "batches", "batches"));
+      for (AppModel.Batch b : newest(batches, maxRows)) {
         html.append("<tr class=\"").append(b.delayed() ? "delayed" : "").append("\"><td>")
             .append(time(b.batchTime())).append("</td>").append(num(b.records()))
             .append("<td class=\"n\">").append(b.processingMillis()).append(" ms</td>")
@@ -212,6 +219,20 @@ public final class UiPages {
       html.append("</table>");
     }
     return html.toString();
+  }
+
+  /** Rows a live page's table shows at most (newest last); all are in the JSON API. */
+  static final int PAGE_ROWS = 500;
+
+  private static <T> List<T> newest(List<T> rows, int maxRows) {
+    return rows.size() <= maxRows ? rows : rows.subList(rows.size() - maxRows, rows.size());
+  }
+
+  /** A table row saying how many older rows are left out, and where they are; or nothing. */
+  private static String earlier(int rows, int maxRows, String what, String api) {
+    return rows <= maxRows ? "" : "<tr class=\"earlier\"><td colspan=\"6\">" + (rows - maxRows)
+        + " earlier " + what + " not shown: /api/v1/" + api + " or bin/tide history has them all"
+        + "</td></tr>";
   }
 
   private static List<double[]> points(List<AppModel.Sample> samples, long t0,

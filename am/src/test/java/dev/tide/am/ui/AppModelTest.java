@@ -109,4 +109,32 @@ class AppModelTest {
     at(0, "jobStart", "app", "application_1_0008", "job", "<script>alert(1)</script>");
     assertTrue(!UiPages.page("", model).contains("<script>alert"));
   }
+
+  /** A stream that ran for hours: the live page stays small, a spike still shows. */
+  @Test
+  void aLongStreamsPageShowsTheNewestRowsAndThinsItsCharts() {
+    at(0, "jobStart", "app", "application_1_0008", "job", "stream-rate", "user", "bob");
+    int batches = 20_000;
+    for (int i = 1; i <= batches; i++) {
+      long t = i * 2_000L;
+      at(t, "timeline", "target", 2, "executors", 2, "pendingTasks", 0, "runningTasks", 1);
+      at(t + 1_500, "batchCompleted", "batch", t, "records", 100, "processingMs",
+          i == 7_777 ? 60_000 : 1_200, "schedulingDelayMs", 0, "delayed", i == 7_777,
+          "executors", 2, "target", 2);
+    }
+    String page = UiPages.page("allocation", model);
+    assertTrue(page.length() < 400_000, "page of " + page.length() + " chars");
+    assertTrue(page.contains((batches - UiPages.PAGE_ROWS) + " earlier batches not shown"));
+    assertEquals(UiPages.PAGE_ROWS, page.split("<tr class=\"(delayed)?\"><td>", -1).length - 1,
+        "the newest rows");
+    java.util.regex.Matcher points = java.util.regex.Pattern.compile(
+        "data-series=\"processing time\" data-points=\"(\\d+)\"").matcher(page);
+    assertTrue(points.find(), page.substring(0, 2000));
+    assertTrue(Integer.parseInt(points.group(1)) <= 1_000, points.group());
+    assertTrue(page.contains(">60<") || page.contains("60.0") || page.contains(">80<"),
+        "the 60 s spike sets the chart's scale");
+    assertEquals(batches, model.batches().size(), "the model keeps every batch");
+    String report = UiPages.report(model);
+    assertTrue(!report.contains("earlier batches not shown"), "the report has every batch");
+  }
 }
