@@ -10,6 +10,20 @@ package dev.tide.driver.alloc;
  */
 public interface RampUp {
   /**
+   * What the policy knows of the backlog at a ramp-up point.
+   *
+   * @param pendingTasks tasks waiting for a slot
+   * @param tasksPerExecutor task slots of one executor
+   * @param taskMillis expected run time of a pending task, or {@link DemandForecast#UNKNOWN}
+   * @param startLatencyMillis measured time from a container's allocation to its executor's
+   *     registration
+   * @param startingExecutors executors asked for and not registered yet ({@code target -
+   *     activeExecutors}, at least 0)
+   */
+  record Backlog(int pendingTasks, int tasksPerExecutor, long taskMillis,
+      long startLatencyMillis, int startingExecutors) {}
+
+  /**
    * The target to ask for before clamping; never below {@code base}.
    *
    * @param base {@code max(target, activeExecutors)}: where the ramp starts from
@@ -18,11 +32,17 @@ public interface RampUp {
    */
   long raise(int base, int step, int activeExecutors);
 
+  /** As {@link #raise(int, int, int)}, for a ramp that also reads the backlog. */
+  default long raise(int base, int step, int activeExecutors, Backlog backlog) {
+    return raise(base, step, activeExecutors);
+  }
+
   /** The ramp-up chosen by {@code tide.dynamicAllocation.rampUp}. */
   static RampUp of(AllocationSettings.RampUpMode mode, ClusterHeadroom headroom) {
     return switch (mode) {
       case EXPONENTIAL -> new ExponentialRampUp();
       case HEADROOM -> new HeadroomRampUp(headroom);
+      case BACKLOG -> new BacklogRampUp(headroom);
     };
   }
 }

@@ -417,6 +417,7 @@ public final class JobScheduler {
     }
     switch (outcome.state()) {
       case SUCCEEDED -> {
+        stageOf(task).taskSucceeded(clock.getAsLong() - r.startMillis());
         noteCachedBlock(task, r.executorId(), outcome);
         succeeded(task, e);
       }
@@ -693,6 +694,38 @@ public final class JobScheduler {
   /** Run time of every task attempt that reported its end, summed, since this scheduler began. */
   public long taskMillis() {
     return taskMillis;
+  }
+
+  /**
+   * The running plan's stages not complete yet, as the allocation policy's lookahead reads them
+   * ({@code dev.tide.driver.alloc.DemandForecast}): width, parents, pending tasks, how long each
+   * running task has run and the run times of the finished ones.
+   */
+  public List<StageOutlook> stageOutlook() {
+    if (plan == null) {
+      return List.of();
+    }
+    long now = clock.getAsLong();
+    Map<Integer, List<Long>> elapsed = new HashMap<>();
+    for (Running r : running.values()) {
+      elapsed.computeIfAbsent(r.task().stageId() - stageBase, id -> new ArrayList<>())
+          .add(now - r.startMillis());
+    }
+    List<StageOutlook> outlook = new ArrayList<>();
+    for (StageProgress stage : stages) {
+      if (stage.isComplete()) {
+        continue;
+      }
+      List<Long> times = elapsed.getOrDefault(stage.stage.id(), List.of());
+      long[] runningElapsed = new long[times.size()];
+      for (int i = 0; i < runningElapsed.length; i++) {
+        runningElapsed[i] = times.get(i);
+      }
+      outlook.add(new StageOutlook(stage.stage.id(), stage.stage.parents(), stage.stage.tasks(),
+          stage.submitted, false, stage.submitted ? stage.pending.size() : 0, runningElapsed,
+          stage.finishedMillisAscending()));
+    }
+    return outlook;
   }
 
   public int tasksTotal() {

@@ -1,0 +1,181 @@
+package dev.tide.driver.alloc;
+
+import dev.tide.driver.scheduler.StageOutlook;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the running plan's DAG says about demand to come, estimated from the run times of
+ * finished tasks: how long a pending task will take, and which stages become runnable when.
+ * The batch policy's backlog ramp and lookahead read it (DESIGN.md "Allocation policy (batch)").
+ *
+ * <p>Estimates, all from a stage's own finished tasks (another stage's tasks say little about
+ * this one's):
+ * <ul>
+ *   <li>A pending task takes the mean run time of its stage's finished tasks; while none has
+ *       finished, at least as long as its longest running task has run so far (a lower bound
+ *       that grows), and nothing is known before one runs.</li>
+ *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
+ *       finished run times {@code d > e}; one that has outrun them all may end at any moment
+ *       (0 left). With no finished task in its stage, its end is not known.</li>
+ *   <li>A stage ends when its last running task does, or, with tasks pending, after
+ *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
+ *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
+ *       parent ends. Stages further ahead are known to exist, not when they come.</li>
+ * </ul>
+ * Pure and stateless.
+ */
+public final class DemandForecast {
+  /** A time or duration not known yet. */
+  public static final long UNKNOWN = -1;
+
+  private DemandForecast() {}
+
+  /**
+   * A stage whose parents are all submitted and which is not runnable yet.
+   *
+   * @param runnableInMillis estimated time until it is runnable, or {@link #UNKNOWN}
+   */
+  public record UpcomingStage(int stageId, int tasks, long runnableInMillis) {
+    /** Whether it is expected to be runnable within {@code millis} from now. */
+    public boolean runnableWithin(long millis) {
+      return runnableInMillis != UNKNOWN && runnableInMillis <= millis;
+    }
+  }
+
+  /**
+   * The forecast at one moment.
+   *
+   * @param taskMillis expected run time of a pending task (weighted by the pending tasks of
+   *     each stage), or {@link #UNKNOWN}
+   * @param upcoming the stages next in line
+   * @param moreStages whether the plan has stages not submitted yet (the driver knows what
+   *     comes after the running stages)
+   */
+  public record Forecast(long taskMillis, List<UpcomingStage> upcoming, boolean moreStages) {
+    /** Nothing known: no durations, no stages ahead (a client that does not forecast). */
+    public static final Forecast NONE = new Forecast(UNKNOWN, List.of(), false);
+
+    public Forecast {
+      upcoming = List.copyOf(upcoming);
+    }
+
+    /** Tasks of the upcoming stages expected to be runnable within {@code millis}. */
+    public long tasksRunnableWithin(long millis) {
+      long n = 0;
+      for (UpcomingStage s : upcoming) {
+        if (s.runnableWithin(millis)) {
+          n += s.tasks();
+        }
+      }
+      return n;
+    }
+  }
+
+  /**
+   * @param stages the running plan's stages that are not complete, and their parents
+   * @param slotsPerExecutor task slots of one executor
+   * @param activeExecutors executors that take tasks now
+   */
+  public static Forecast of(List<StageOutlook> stages, int slotsPerExecutor,
+      int activeExecutors) {
+    Map<Integer, StageOutlook> byId = new HashMap<>();
+    for (StageOutlook s : stages) {
+      byId.put(s.id(), s);
+    }
+    Map<Integer, Long> endIn = new HashMap<>();
+    double pendingWork = 0;
+    long pendingKnown = 0;
+    List<UpcomingStage> upcoming = new ArrayList<>();
+    boolean more = false;
+    for (StageOutlook s : stages) {
+      if (s.submitted() && !s.complete() && s.pendingTasks() > 0) {
+        long millis = pendingTaskMillis(s);
+        if (millis != UNKNOWN) {
+          pendingWork += (double) millis * s.pendingTasks();
+          pendingKnown += s.pendingTasks();
+        }
+      }
+      if (s.submitted()) {
+        continue;
+      }
+      more = true;
+      long runnableIn = 0;
+      boolean parentsSubmitted = true;
+      for (int parentId : s.parents()) {
+        StageOutlook parent = byId.get(parentId);
+        if (parent == null || parent.complete()) {
+          continue; // done: its output exists
+        }
+        if (!parent.submitted()) {
+          parentsSubmitted = false;
+          break;
+        }
+        long end = endIn.computeIfAbsent(parentId,
+            id -> endInMillis(parent, slotsPerExecutor, activeExecutors));
+        runnableIn = end == UNKNOWN || runnableIn == UNKNOWN ? UNKNOWN
+            : Math.max(runnableIn, end);
+      }
+      if (parentsSubmitted) {
+        upcoming.add(new UpcomingStage(s.id(), s.tasks(), runnableIn));
+      }
+    }
+    long taskMillis = pendingKnown == 0 ? UNKNOWN : Math.round(pendingWork / pendingKnown);
+    return new Forecast(taskMillis, upcoming, more);
+  }
+
+  /** Mean run time of the stage's finished tasks, else its longest running task so far. */
+  static long pendingTaskMillis(StageOutlook s) {
+    long[] finished = s.finishedMillis();
+    if (finished.length > 0) {
+      return Math.round(Arrays.stream(finished).average().orElseThrow());
+    }
+    long longest = Arrays.stream(s.runningElapsedMillis()).max().orElse(0);
+    return longest > 0 ? longest : UNKNOWN;
+  }
+
+  /** Time until the stage's last task ends, or {@link #UNKNOWN}. */
+  static long endInMillis(StageOutlook s, int slotsPerExecutor, int activeExecutors) {
+    long[] finished = s.finishedMillis();
+    if (finished.length == 0) {
+      return UNKNOWN;
+    }
+    long[] suffixSum = new long[finished.length + 1];
+    for (int i = finished.length - 1; i >= 0; i--) {
+      suffixSum[i] = suffixSum[i + 1] + finished[i];
+    }
+    long end = 0;
+    for (long elapsed : s.runningElapsedMillis()) {
+      int longer = firstAbove(finished, elapsed);
+      if (longer < finished.length) {
+        long count = finished.length - longer;
+        end = Math.max(end, suffixSum[longer] / count - elapsed);
+      }
+    }
+    if (s.pendingTasks() > 0) {
+      long mean = suffixSum[0] / finished.length;
+      long slots = (long) slotsPerExecutor * Math.max(1, activeExecutors);
+      long rounds = (s.pendingTasks() + slots - 1) / slots;
+      end = Math.max(end, rounds * mean);
+    }
+    return end;
+  }
+
+  /** Index of the first element above {@code value} in an ascending array. */
+  private static int firstAbove(long[] ascending, long value) {
+    int lo = 0;
+    int hi = ascending.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (ascending[mid] <= value) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+}
