@@ -654,7 +654,7 @@ public final class Driver implements AutoCloseable {
         policy.settings().tasksPerExecutor(), active);
     BatchAllocationPolicy.Decision decision = policy.evaluate(now, new BatchAllocationPolicy.Load(
         scheduler.pendingTasks(), scheduler.runningTasks(), active, scheduler.idleExecutors(),
-        forecast));
+        forecast, scheduler.tasksSubmitted()));
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
     // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {

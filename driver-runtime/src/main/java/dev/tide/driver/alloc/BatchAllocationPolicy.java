@@ -3,6 +3,7 @@ package dev.tide.driver.alloc;
 import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -75,9 +76,11 @@ public final class BatchAllocationPolicy {
    * @param activeExecutors executors running and not pending removal
    * @param idle executors with no running task and not pending removal
    * @param forecast what the plan's DAG and finished tasks say of the demand to come
+   * @param tasksSubmitted tasks queued by stage submissions so far (a count that only grows;
+   *     its rate is the arrival rate of work)
    */
   public record Load(int pendingTasks, int runningTasks, int activeExecutors,
-      List<IdleExecutor> idle, DemandForecast.Forecast forecast) {
+      List<IdleExecutor> idle, DemandForecast.Forecast forecast, long tasksSubmitted) {
     public Load {
       idle = List.copyOf(idle);
     }
@@ -97,6 +100,8 @@ public final class BatchAllocationPolicy {
   private long backlogSinceMillis = NOT_SET;
   private long nextRaiseAtMillis = NOT_SET;
   private boolean raisedInBacklog;
+  /** (time, tasks submitted) samples of the last {@link #arrivalWindowMillis}. */
+  private final ArrayDeque<long[]> submissions = new ArrayDeque<>();
 
   public BatchAllocationPolicy(AllocationSettings settings, RampUp rampUp) {
     this.settings = settings;
@@ -152,7 +157,7 @@ public final class BatchAllocationPolicy {
   public Decision evaluate(long nowMillis, int pendingTasks, int runningTasks,
       int activeExecutors, List<IdleExecutor> idle) {
     return evaluate(nowMillis, new Load(pendingTasks, runningTasks, activeExecutors, idle,
-        DemandForecast.Forecast.NONE));
+        DemandForecast.Forecast.NONE, 0));
   }
 
   /** Updates the target from the current load and picks idle executors to remove. */
@@ -162,6 +167,10 @@ public final class BatchAllocationPolicy {
     }
     int before = target;
     long latency = startLatency.millis();
+    double arrivals = arrivalsPerSecond(nowMillis, load.tasksSubmitted(), latency);
+    RampUp.Backlog backlog = new RampUp.Backlog(load.pendingTasks(),
+        settings.tasksPerExecutor(), load.forecast().taskMillis(), latency,
+        Math.max(0, target - load.activeExecutors()), arrivals);
     trackBacklog(nowMillis, load.pendingTasks());
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
     int dueSoon = rules.lookahead()
@@ -176,11 +185,11 @@ public final class BatchAllocationPolicy {
             "lookahead: a stage is due within " + latency + " ms");
       }
       if (rules.immediateFirstRequest() && !raisedInBacklog && nextRaiseAtMillis != NOT_SET
-          && backlogOutlastsStart(load, latency)) {
+          && backlog.outlastsStart(load.activeExecutors())) {
         nextRaiseAtMillis = nowMillis;
       }
       if (nextRaiseAtMillis != NOT_SET && nowMillis >= nextRaiseAtMillis) {
-        raise(need, load, latency, nowMillis);
+        raise(need, load, backlog, nowMillis);
         raisedInBacklog = true;
         nextRaiseAtMillis = nowMillis + settings.sustainedSchedulerBacklogTimeoutMillis();
       }
@@ -212,22 +221,18 @@ public final class BatchAllocationPolicy {
   }
 
   /**
-   * Whether the pending tasks will clearly still be there when a new executor has started: no
-   * executor is there or asked for, or, with a known task run time, the executors there or
-   * asked for need longer than the start latency to run them.
+   * Tasks submitted per second over the last {@code max(2 s, start latency)}: the rate at which
+   * work arrives (a burst counts until it leaves the window).
    */
-  private boolean backlogOutlastsStart(Load load, long latency) {
-    long executors = Math.max(target, load.activeExecutors());
-    if (executors == 0) {
-      return true;
+  private double arrivalsPerSecond(long nowMillis, long tasksSubmitted, long latency) {
+    long window = Math.max(2_000, latency);
+    submissions.addLast(new long[] {nowMillis, tasksSubmitted});
+    while (submissions.size() > 1 && nowMillis - submissions.peekFirst()[0] > window) {
+      submissions.pollFirst();
     }
-    long taskMillis = load.forecast().taskMillis();
-    if (taskMillis == DemandForecast.UNKNOWN) {
-      return false;
-    }
-    double drainMillis = (double) load.pendingTasks() * taskMillis
-        / (executors * settings.tasksPerExecutor());
-    return drainMillis > latency;
+    long[] oldest = submissions.peekFirst();
+    long span = nowMillis - oldest[0];
+    return span <= 0 ? 0 : (tasksSubmitted - oldest[1]) * 1000.0 / span;
   }
 
   private void trackBacklog(long nowMillis, int pendingTasks) {
@@ -244,12 +249,9 @@ public final class BatchAllocationPolicy {
     }
   }
 
-  private void raise(int need, Load load, long latency, long nowMillis) {
+  private void raise(int need, Load load, RampUp.Backlog backlog, long nowMillis) {
     int active = load.activeExecutors();
     int base = Math.max(target, active);
-    RampUp.Backlog backlog = new RampUp.Backlog(load.pendingTasks(),
-        settings.tasksPerExecutor(), load.forecast().taskMillis(), latency,
-        Math.max(0, target - active));
     long wanted = Math.max(base, rampUp.raise(base, step, active, backlog));
     long clamped = Math.min(wanted, need);
     clamped = Math.max(settings.minExecutors(), Math.min(settings.maxExecutors(), clamped));

@@ -19,8 +19,12 @@ import java.util.Map;
  *       finished, at least as long as its longest running task has run so far (a lower bound
  *       that grows), and nothing is known before one runs.</li>
  *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
- *       finished run times {@code d > e}; one that has outrun them all may end at any moment
- *       (0 left). With no finished task in its stage, its end is not known.</li>
+ *       finished run times {@code d > e}. When some have outrun every finished task, the stage's
+ *       tail is timed instead: its {@code r} running tasks end after {@code r} times the mean
+ *       interval between its finishes so far, and never sooner than the time since its last
+ *       finish (a stage quiet for {@code q} is likely to stay quiet about as long again, the
+ *       rule that lets a straggler's idle executors go). With fewer than two finished tasks in
+ *       its stage, its end is not known.</li>
  *   <li>A stage ends when its last running task does, or, with tasks pending, after
  *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
  *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
@@ -140,7 +144,7 @@ public final class DemandForecast {
   /** Time until the stage's last task ends, or {@link #UNKNOWN}. */
   static long endInMillis(StageOutlook s, int slotsPerExecutor, int activeExecutors) {
     long[] finished = s.finishedMillis();
-    if (finished.length == 0) {
+    if (finished.length < 2) {
       return UNKNOWN;
     }
     long[] suffixSum = new long[finished.length + 1];
@@ -148,12 +152,21 @@ public final class DemandForecast {
       suffixSum[i] = suffixSum[i + 1] + finished[i];
     }
     long end = 0;
-    for (long elapsed : s.runningElapsedMillis()) {
+    boolean outrun = false;
+    long[] running = s.runningElapsedMillis();
+    for (long elapsed : running) {
       int longer = firstAbove(finished, elapsed);
       if (longer < finished.length) {
         long count = finished.length - longer;
         end = Math.max(end, suffixSum[longer] / count - elapsed);
+      } else {
+        outrun = true;
       }
+    }
+    if (outrun) {
+      long meanInterval = (s.firstFinishAgoMillis() - s.lastFinishAgoMillis())
+          / (finished.length - 1);
+      end = Math.max(end, Math.max(running.length * meanInterval, s.lastFinishAgoMillis()));
     }
     if (s.pendingTasks() > 0) {
       long mean = suffixSum[0] / finished.length;

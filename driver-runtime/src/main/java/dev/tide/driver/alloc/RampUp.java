@@ -19,9 +19,29 @@ public interface RampUp {
    *     registration
    * @param startingExecutors executors asked for and not registered yet ({@code target -
    *     activeExecutors}, at least 0)
+   * @param arrivalsPerSecond tasks submitted per second, lately
    */
   record Backlog(int pendingTasks, int tasksPerExecutor, long taskMillis,
-      long startLatencyMillis, int startingExecutors) {}
+      long startLatencyMillis, int startingExecutors, double arrivalsPerSecond) {
+    /**
+     * Whether the pending tasks will clearly still be waiting when an executor asked for now
+     * has started: no executor is there or coming; or, with a known task run time, the
+     * executors there and coming need longer than the start latency to run them, new arrivals
+     * included (arrivals that alone keep every slot busy never let the backlog drain).
+     */
+    public boolean outlastsStart(int activeExecutors) {
+      long executors = (long) activeExecutors + startingExecutors;
+      if (executors == 0) {
+        return true;
+      }
+      if (taskMillis == DemandForecast.UNKNOWN || taskMillis <= 0) {
+        return false;
+      }
+      double tasksPerSecond = executors * tasksPerExecutor * 1000.0 / taskMillis;
+      double drainsPerSecond = tasksPerSecond - arrivalsPerSecond;
+      return drainsPerSecond <= 0 || pendingTasks / drainsPerSecond * 1000 > startLatencyMillis;
+    }
+  }
 
   /**
    * The target to ask for before clamping; never below {@code base}.

@@ -76,6 +76,8 @@ public final class JobScheduler {
   }
 
   private long taskMillis;
+  /** Tasks queued by stage submissions since this scheduler began (reruns not counted). */
+  private long tasksSubmitted;
 
   /**
    * @param outputsBefore {@link #outputSequence} when it started: outputs set later are ones it
@@ -417,7 +419,7 @@ public final class JobScheduler {
     }
     switch (outcome.state()) {
       case SUCCEEDED -> {
-        stageOf(task).taskSucceeded(clock.getAsLong() - r.startMillis());
+        stageOf(task).taskSucceeded(clock.getAsLong() - r.startMillis(), clock.getAsLong());
         noteCachedBlock(task, r.executorId(), outcome);
         succeeded(task, e);
       }
@@ -469,6 +471,7 @@ public final class JobScheduler {
     for (StageProgress stage : stages) {
       if (!stage.submitted && isParentsComplete(stage)) {
         stage.submit();
+        tasksSubmitted += stage.pending.size();
         List<Integer> parents = new ArrayList<>();
         stage.stage.parents().forEach(p -> parents.add(globalId(p)));
         events.record("stageSubmitted", "stage", globalId(stage.stage.id()), "name",
@@ -723,9 +726,19 @@ public final class JobScheduler {
       }
       outlook.add(new StageOutlook(stage.stage.id(), stage.stage.parents(), stage.stage.tasks(),
           stage.submitted, false, stage.submitted ? stage.pending.size() : 0, runningElapsed,
-          stage.finishedMillisAscending()));
+          stage.finishedMillisAscending(), ago(now, stage.firstFinishAtMillis),
+          ago(now, stage.lastFinishAtMillis)));
     }
     return outlook;
+  }
+
+  /** Tasks queued by stage submissions since this scheduler began, over all its plans. */
+  public long tasksSubmitted() {
+    return tasksSubmitted;
+  }
+
+  private static long ago(long now, long atMillis) {
+    return atMillis < 0 ? -1 : now - atMillis;
   }
 
   public int tasksTotal() {

@@ -15,9 +15,12 @@ import java.util.List;
  * @param pendingTasks its tasks waiting for a slot
  * @param runningElapsedMillis for each of its running tasks, how long it has run
  * @param finishedMillis run times of its succeeded tasks, ascending
+ * @param firstFinishAgoMillis how long ago its first task succeeded, or -1
+ * @param lastFinishAgoMillis how long ago its latest task succeeded, or -1
  */
 public record StageOutlook(int id, List<Integer> parents, int tasks, boolean submitted,
-    boolean complete, int pendingTasks, long[] runningElapsedMillis, long[] finishedMillis) {
+    boolean complete, int pendingTasks, long[] runningElapsedMillis, long[] finishedMillis,
+    long firstFinishAgoMillis, long lastFinishAgoMillis) {
   public StageOutlook {
     parents = List.copyOf(parents);
     runningElapsedMillis = runningElapsedMillis.clone();

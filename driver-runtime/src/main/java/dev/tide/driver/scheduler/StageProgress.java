@@ -28,6 +28,8 @@ final class StageProgress {
   private long[] finishedMillis = new long[16];
   private int finishedCount;
   private long[] sortedFinished = new long[0];
+  long firstFinishAtMillis = -1;
+  long lastFinishAtMillis = -1;
 
   StageProgress(JobPlan.Stage stage) {
     this.stage = stage;
@@ -46,8 +48,12 @@ final class StageProgress {
     }
   }
 
-  /** A task attempt of this stage succeeded after running {@code millis}. */
-  void taskSucceeded(long millis) {
+  /** A task attempt of this stage succeeded at {@code nowMillis} after running {@code millis}. */
+  void taskSucceeded(long millis, long nowMillis) {
+    if (firstFinishAtMillis < 0) {
+      firstFinishAtMillis = nowMillis;
+    }
+    lastFinishAtMillis = nowMillis;
     if (finishedCount == finishedMillis.length) {
       finishedMillis = Arrays.copyOf(finishedMillis, finishedCount * 2);
     }
