@@ -4,12 +4,14 @@ package dev.tide.driver.alloc;
  * A ramp-up that asks at once for what the backlog can still use when the executors arrive
  * ({@code tide.dynamicAllocation.rampUp=backlog}), capped by the queue's headroom.
  *
- * <p>If the backlog will be gone before an executor asked for now could start (the executors
- * there and coming run it, new arrivals included, within the measured start latency:
- * {@link Backlog#outlastsStart}), it asks for nothing: tiny tasks get no executors that would
- * arrive after the work is gone. Otherwise every pending task still finds a slot when they
- * arrive, so it asks in one step for {@code base + grantableExecutors()} (the policy caps that
- * at what the tasks need), instead of waiting through doubling rounds.
+ * <p>At a backlog's first ramp-up point, if the backlog will be gone before an executor asked
+ * for now could start (the executors there and coming run it, new arrivals included, within the
+ * measured start latency: {@link Backlog#outlastsStart}), it asks for nothing: tiny tasks get no
+ * executors that would arrive after the work is gone. Otherwise, or when the backlog has
+ * outlived that expectation (a later point of the same backlog), the pending tasks will still
+ * be waiting when new executors arrive, so it asks in one step for {@code base +
+ * grantableExecutors()} (the policy caps that at what the tasks need), instead of waiting
+ * through doubling rounds.
  *
  * <p>Before a task run time is known: with no executor at all it asks as above (nothing runs
  * the backlog meanwhile), as static allocation would; with executors it adds the exponential
@@ -33,7 +35,8 @@ public final class BacklogRampUp implements RampUp {
     if (backlog.taskMillis() == DemandForecast.UNKNOWN && base > 0) {
       return (long) base + step;
     }
-    return backlog.outlastsStart(activeExecutors) ? Math.max(base + 1L, reachable) : base;
+    return backlog.sustained() || backlog.outlastsStart(activeExecutors)
+        ? Math.max(base + 1L, reachable) : base;
   }
 
   @Override

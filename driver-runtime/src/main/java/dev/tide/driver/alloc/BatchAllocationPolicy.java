@@ -170,7 +170,7 @@ public final class BatchAllocationPolicy {
     double arrivals = arrivalsPerSecond(nowMillis, load.tasksSubmitted(), latency);
     RampUp.Backlog backlog = new RampUp.Backlog(load.pendingTasks(),
         settings.tasksPerExecutor(), load.forecast().taskMillis(), latency,
-        Math.max(0, target - load.activeExecutors()), arrivals);
+        Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
     trackBacklog(nowMillis, load.pendingTasks());
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
     int dueSoon = rules.lookahead()

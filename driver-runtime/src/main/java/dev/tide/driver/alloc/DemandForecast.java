@@ -20,11 +20,13 @@ import java.util.Map;
  *       that grows), and nothing is known before one runs.</li>
  *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
  *       finished run times {@code d > e}. When some have outrun every finished task, the stage's
- *       tail is timed instead: its {@code r} running tasks end after {@code r} times the mean
- *       interval between its finishes so far, and never sooner than the time since its last
- *       finish (a stage quiet for {@code q} is likely to stay quiet about as long again, the
- *       rule that lets a straggler's idle executors go). With fewer than two finished tasks in
- *       its stage, its end is not known.</li>
+ *       tail is timed instead, as the longest of: its {@code r} running tasks times the mean
+ *       interval between its finishes so far; {@code e x (mean / median - 1)} of its finished
+ *       run times (a heavy tail, where the mean is well above the median, means a task that
+ *       has run long will run about as long again; a light one means it ends soon); and the
+ *       time since its last finish (a stage quiet for {@code q} is likely to stay quiet about as
+ *       long again). With fewer than two finished tasks in its stage, its end is not
+ *       known.</li>
  *   <li>A stage ends when its last running task does, or, with tasks pending, after
  *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
  *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
@@ -166,7 +168,12 @@ public final class DemandForecast {
     if (outrun) {
       long meanInterval = (s.firstFinishAgoMillis() - s.lastFinishAgoMillis())
           / (finished.length - 1);
+      double mean = (double) suffixSum[0] / finished.length;
+      double median = finished[finished.length / 2];
+      double tailWeight = Math.max(0, mean / Math.max(1, median) - 1);
+      long longest = Arrays.stream(running).max().orElse(0);
       end = Math.max(end, Math.max(running.length * meanInterval, s.lastFinishAgoMillis()));
+      end = Math.max(end, Math.round(longest * tailWeight));
     }
     if (s.pendingTasks() > 0) {
       long mean = suffixSum[0] / finished.length;

@@ -20,9 +20,12 @@ public interface RampUp {
    * @param startingExecutors executors asked for and not registered yet ({@code target -
    *     activeExecutors}, at least 0)
    * @param arrivalsPerSecond tasks submitted per second, lately
+   * @param sustained an earlier ramp-up point of this backlog has passed (it did not drain as
+   *     expected then)
    */
   record Backlog(int pendingTasks, int tasksPerExecutor, long taskMillis,
-      long startLatencyMillis, int startingExecutors, double arrivalsPerSecond) {
+      long startLatencyMillis, int startingExecutors, double arrivalsPerSecond,
+      boolean sustained) {
     /**
      * Whether the pending tasks will clearly still be waiting when an executor asked for now
      * has started: no executor is there or coming; or, with a known task run time, the
