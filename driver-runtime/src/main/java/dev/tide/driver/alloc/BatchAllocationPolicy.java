@@ -4,7 +4,10 @@ import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,6 +105,8 @@ public final class BatchAllocationPolicy {
   private boolean raisedInBacklog;
   /** (time, tasks submitted) samples of the last {@link #arrivalWindowMillis}. */
   private final ArrayDeque<long[]> submissions = new ArrayDeque<>();
+  /** Upcoming stages whose lookahead kept executors idle too long: not foreseen again. */
+  private final Set<Integer> notForeseen = new HashSet<>();
 
   public BatchAllocationPolicy(AllocationSettings settings, RampUp rampUp) {
     this.settings = settings;
@@ -173,8 +178,9 @@ public final class BatchAllocationPolicy {
         Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
     trackBacklog(nowMillis, load.pendingTasks());
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
+    DemandForecast.Forecast forecast = trusted(load.forecast());
     int dueSoon = rules.lookahead()
-        ? executorsFor(load.forecast().tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
+        ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
     int need = Math.max(maxNeeded, dueSoon);
     if (need < target) {
       step = 1;
@@ -194,15 +200,31 @@ public final class BatchAllocationPolicy {
         nextRaiseAtMillis = nowMillis + settings.sustainedSchedulerBacklogTimeoutMillis();
       }
     }
-    int dueWithinTwoStarts = rules.lookahead() ? executorsFor(
-        load.forecast().tasksRunnableWithin(2 * latency + REQUEST_SLACK_MILLIS)) : 0;
-    int floor = Math.max(settings.minExecutors(), Math.max(target, dueWithinTwoStarts));
+    long holdMillis = 2 * latency + REQUEST_SLACK_MILLIS;
+    int dueWithinTwoStarts = rules.lookahead()
+        ? executorsFor(forecast.tasksRunnableWithin(holdMillis)) : 0;
+    int floor = Math.max(settings.minExecutors(), target);
     long idleTimeout = idleTimeoutMillis();
     if (rules.earlyRelease() && load.pendingTasks() == 0 && load.forecast().moreStages()) {
       idleTimeout = 0;
     }
-    List<String> remove = IdleRemoval.choose(nowMillis, load.activeExecutors(), floor,
-        load.idle(), idleTimeout, settings.cachedExecutorIdleTimeoutMillis());
+    List<String> remove = IdleRemoval.choose(nowMillis, load.activeExecutors(),
+        Math.max(floor, dueWithinTwoStarts), load.idle(), idleTimeout,
+        settings.cachedExecutorIdleTimeoutMillis());
+    if (remove.isEmpty() && dueWithinTwoStarts > floor) {
+      // Rent or buy: executors kept for a stage forecast to come have waited as long as a new
+      // start would cost; the forecast was wrong, so they go and that stage is not foreseen
+      // again (it gets executors as any backlog does when it becomes runnable).
+      remove = IdleRemoval.choose(nowMillis, load.activeExecutors(), floor, load.idle(),
+          Math.max(idleTimeout, holdMillis), settings.cachedExecutorIdleTimeoutMillis());
+      if (!remove.isEmpty()) {
+        for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+          if (s.runnableWithin(holdMillis)) {
+            notForeseen.add(s.stageId());
+          }
+        }
+      }
+    }
     if (rules.adaptiveIdleTimeout()) {
       adaptiveIdleTimeout.observe(nowMillis, load.idle(), remove, Math.max(0, target - before));
     }
@@ -218,6 +240,26 @@ public final class BatchAllocationPolicy {
     BigDecimal executors = BigDecimal.valueOf(tasks).multiply(settings.executorAllocationRatio())
         .divide(tasksPerExecutor, 0, RoundingMode.CEILING);
     return executors.min(BigDecimal.valueOf(Integer.MAX_VALUE)).intValue();
+  }
+
+  /**
+   * The forecast without the stages whose lookahead failed once; forgets those no longer
+   * upcoming (they became runnable, or another plan runs).
+   */
+  private DemandForecast.Forecast trusted(DemandForecast.Forecast forecast) {
+    if (notForeseen.isEmpty()) {
+      return forecast;
+    }
+    List<DemandForecast.UpcomingStage> kept = new ArrayList<>();
+    Set<Integer> stillUpcoming = new HashSet<>();
+    for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+      stillUpcoming.add(s.stageId());
+      if (!notForeseen.contains(s.stageId())) {
+        kept.add(s);
+      }
+    }
+    notForeseen.retainAll(stillUpcoming);
+    return new DemandForecast.Forecast(forecast.taskMillis(), kept, forecast.moreStages());
   }
 
   /**

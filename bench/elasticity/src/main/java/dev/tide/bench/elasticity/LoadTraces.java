@@ -65,19 +65,19 @@ final class LoadTraces {
     return new Trace("sine", "3 s tasks, demand 20..236 concurrent, period 120 s", stages);
   }
 
-  /** One job of four stages of tiny tasks (100-300 ms), 3,000 to 30,000 tasks each. */
+  /** One job of four stages of tiny tasks (100-300 ms), 200 to 30,000 tasks each. */
   static Trace tiny(long seed) {
     Random random = new Random(seed * 100 + 5);
     List<Stage> stages = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      int tasks = (int) logUniform(random, 3_000, 30_000);
+      int tasks = (int) logUniform(random, 200, 30_000);
       long[] durations = new long[tasks];
       for (int t = 0; t < tasks; t++) {
         durations[t] = 100 + random.nextInt(201);
       }
       stages.add(new Stage(0, true, durations));
     }
-    return new Trace("tiny", "1 job, 4 stages of 3k-30k tasks of 100-300 ms", stages);
+    return new Trace("tiny", "1 job, 4 stages of 200-30k tasks of 100-300 ms", stages);
   }
 
   /**
