@@ -8,14 +8,10 @@ package dev.tide.driver.alloc;
  * for now could start (the executors there and coming run it, new arrivals included, within the
  * measured start latency: {@link Backlog#outlastsStart}), it asks for nothing: tiny tasks get no
  * executors that would arrive after the work is gone. Otherwise, or when the backlog has
- * outlived that expectation (a later point of the same backlog), the pending tasks will still
- * be waiting when new executors arrive, so it asks in one step for {@code base +
- * grantableExecutors()} (the policy caps that at what the tasks need), instead of waiting
- * through doubling rounds.
- *
- * <p>Before a task run time is known: with no executor at all it asks as above (nothing runs
- * the backlog meanwhile), as static allocation would; with executors it adds the exponential
- * step until their tasks tell how long a task takes.
+ * outlived that expectation (a later point of the same backlog), or when nothing is known of
+ * the tasks' run time (no evidence that they are short), the pending tasks will still be waiting
+ * when new executors arrive, so it asks in one step for {@code base + grantableExecutors()} (the
+ * policy caps that at what the tasks need), instead of waiting through doubling rounds.
  */
 public final class BacklogRampUp implements RampUp {
   private final ClusterHeadroom headroom;
@@ -31,12 +27,10 @@ public final class BacklogRampUp implements RampUp {
 
   @Override
   public long raise(int base, int step, int activeExecutors, Backlog backlog) {
-    long reachable = (long) base + Math.max(0, headroom.grantableExecutors());
-    if (backlog.taskMillis() == DemandForecast.UNKNOWN && base > 0) {
-      return (long) base + step;
-    }
-    return backlog.sustained() || backlog.outlastsStart(activeExecutors)
-        ? Math.max(base + 1L, reachable) : base;
+    long reachable = Math.max(base + 1L, (long) base + Math.max(0, headroom.grantableExecutors()));
+    boolean ask = backlog.sustained() || backlog.taskMillis() <= 0
+        || backlog.outlastsStart(activeExecutors);
+    return ask ? reachable : base;
   }
 
   @Override

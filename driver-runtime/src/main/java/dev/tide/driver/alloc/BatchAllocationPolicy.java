@@ -174,7 +174,7 @@ public final class BatchAllocationPolicy {
     long latency = startLatency.millis();
     double arrivals = arrivalsPerSecond(nowMillis, load.tasksSubmitted(), latency);
     RampUp.Backlog backlog = new RampUp.Backlog(load.pendingTasks(),
-        settings.tasksPerExecutor(), load.forecast().taskMillis(), latency,
+        settings.tasksPerExecutor(), load.forecast().taskMillisOrLowerBound(), latency,
         Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
     trackBacklog(nowMillis, load.pendingTasks());
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
@@ -201,8 +201,10 @@ public final class BatchAllocationPolicy {
       }
     }
     long holdMillis = 2 * latency + REQUEST_SLACK_MILLIS;
+    // Kept for a stage due within two starts, or whose parents' end is not known yet (too few
+    // of their tasks finished to tell); the rent-or-buy cap below bounds what a wrong guess costs.
     int dueWithinTwoStarts = rules.lookahead()
-        ? executorsFor(forecast.tasksRunnableWithin(holdMillis)) : 0;
+        ? executorsFor(forecast.tasksMaybeRunnableWithin(holdMillis)) : 0;
     int floor = Math.max(settings.minExecutors(), target);
     long idleTimeout = idleTimeoutMillis();
     if (rules.earlyRelease() && load.pendingTasks() == 0 && load.forecast().moreStages()) {
@@ -219,7 +221,7 @@ public final class BatchAllocationPolicy {
           Math.max(idleTimeout, holdMillis), settings.cachedExecutorIdleTimeoutMillis());
       if (!remove.isEmpty()) {
         for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
-          if (s.runnableWithin(holdMillis)) {
+          if (s.mayBeRunnableWithin(holdMillis)) {
             notForeseen.add(s.stageId());
           }
         }
@@ -259,7 +261,8 @@ public final class BatchAllocationPolicy {
       }
     }
     notForeseen.retainAll(stillUpcoming);
-    return new DemandForecast.Forecast(forecast.taskMillis(), kept, forecast.moreStages());
+    return new DemandForecast.Forecast(forecast.taskMillis(), forecast.taskMillisAtLeast(), kept,
+        forecast.moreStages());
   }
 
   /**

@@ -15,9 +15,9 @@ import java.util.Map;
  * <p>Estimates, all from a stage's own finished tasks (another stage's tasks say little about
  * this one's):
  * <ul>
- *   <li>A pending task takes the mean run time of its stage's finished tasks; while none has
- *       finished, at least as long as its longest running task has run so far (a lower bound
- *       that grows), and nothing is known before one runs.</li>
+ *   <li>A pending task takes the mean run time of its stage's finished tasks. While none has
+ *       finished, only a lower bound is known: as long as its stage's longest running task has
+ *       run so far.</li>
  *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
  *       finished run times {@code d > e}. When some have outrun every finished task, the stage's
  *       tail is timed instead, as the longest of: its {@code r} running tasks times the mean
@@ -50,23 +50,36 @@ public final class DemandForecast {
     public boolean runnableWithin(long millis) {
       return runnableInMillis != UNKNOWN && runnableInMillis <= millis;
     }
+
+    /** Whether it may be runnable within {@code millis}: expected to, or not known when. */
+    public boolean mayBeRunnableWithin(long millis) {
+      return runnableInMillis == UNKNOWN || runnableInMillis <= millis;
+    }
   }
 
   /**
    * The forecast at one moment.
    *
    * @param taskMillis expected run time of a pending task (weighted by the pending tasks of
-   *     each stage), or {@link #UNKNOWN}
+   *     each stage with a finished task), or {@link #UNKNOWN}
+   * @param taskMillisAtLeast for pending tasks of stages with no finished task: how long their
+   *     longest running task has run (0 if none runs)
    * @param upcoming the stages next in line
    * @param moreStages whether the plan has stages not submitted yet (the driver knows what
    *     comes after the running stages)
    */
-  public record Forecast(long taskMillis, List<UpcomingStage> upcoming, boolean moreStages) {
+  public record Forecast(long taskMillis, long taskMillisAtLeast, List<UpcomingStage> upcoming,
+      boolean moreStages) {
     /** Nothing known: no durations, no stages ahead (a client that does not forecast). */
-    public static final Forecast NONE = new Forecast(UNKNOWN, List.of(), false);
+    public static final Forecast NONE = new Forecast(UNKNOWN, 0, List.of(), false);
 
     public Forecast {
       upcoming = List.copyOf(upcoming);
+    }
+
+    /** The known run time of a pending task, else its lower bound, else 0. */
+    public long taskMillisOrLowerBound() {
+      return taskMillis != UNKNOWN ? taskMillis : taskMillisAtLeast;
     }
 
     /** Tasks of the upcoming stages expected to be runnable within {@code millis}. */
@@ -74,6 +87,17 @@ public final class DemandForecast {
       long n = 0;
       for (UpcomingStage s : upcoming) {
         if (s.runnableWithin(millis)) {
+          n += s.tasks();
+        }
+      }
+      return n;
+    }
+
+    /** Tasks of the upcoming stages that may be runnable within {@code millis} (or unknown). */
+    public long tasksMaybeRunnableWithin(long millis) {
+      long n = 0;
+      for (UpcomingStage s : upcoming) {
+        if (s.mayBeRunnableWithin(millis)) {
           n += s.tasks();
         }
       }
@@ -95,14 +119,17 @@ public final class DemandForecast {
     Map<Integer, Long> endIn = new HashMap<>();
     double pendingWork = 0;
     long pendingKnown = 0;
+    long atLeast = 0;
     List<UpcomingStage> upcoming = new ArrayList<>();
     boolean more = false;
     for (StageOutlook s : stages) {
       if (s.submitted() && !s.complete() && s.pendingTasks() > 0) {
-        long millis = pendingTaskMillis(s);
-        if (millis != UNKNOWN) {
-          pendingWork += (double) millis * s.pendingTasks();
+        long[] finished = s.finishedMillis();
+        if (finished.length > 0) {
+          pendingWork += Arrays.stream(finished).average().orElseThrow() * s.pendingTasks();
           pendingKnown += s.pendingTasks();
+        } else {
+          atLeast = Math.max(atLeast, Arrays.stream(s.runningElapsedMillis()).max().orElse(0));
         }
       }
       if (s.submitted()) {
@@ -130,17 +157,7 @@ public final class DemandForecast {
       }
     }
     long taskMillis = pendingKnown == 0 ? UNKNOWN : Math.round(pendingWork / pendingKnown);
-    return new Forecast(taskMillis, upcoming, more);
-  }
-
-  /** Mean run time of the stage's finished tasks, else its longest running task so far. */
-  static long pendingTaskMillis(StageOutlook s) {
-    long[] finished = s.finishedMillis();
-    if (finished.length > 0) {
-      return Math.round(Arrays.stream(finished).average().orElseThrow());
-    }
-    long longest = Arrays.stream(s.runningElapsedMillis()).max().orElse(0);
-    return longest > 0 ? longest : UNKNOWN;
+    return new Forecast(taskMillis, atLeast, upcoming, more);
   }
 
   /** Time until the stage's last task ends, or {@link #UNKNOWN}. */

@@ -14,7 +14,8 @@ public interface RampUp {
    *
    * @param pendingTasks tasks waiting for a slot
    * @param tasksPerExecutor task slots of one executor
-   * @param taskMillis expected run time of a pending task, or {@link DemandForecast#UNKNOWN}
+   * @param taskMillis expected run time of a pending task; before one of its stage finished, a
+   *     lower bound (how long one has run); 0 when nothing is known
    * @param startLatencyMillis measured time from a container's allocation to its executor's
    *     registration
    * @param startingExecutors executors asked for and not registered yet ({@code target -
@@ -28,16 +29,17 @@ public interface RampUp {
       boolean sustained) {
     /**
      * Whether the pending tasks will clearly still be waiting when an executor asked for now
-     * has started: no executor is there or coming; or, with a known task run time, the
-     * executors there and coming need longer than the start latency to run them, new arrivals
-     * included (arrivals that alone keep every slot busy never let the backlog drain).
+     * has started: no executor is there or coming; or the executors there and coming need
+     * longer than the start latency to run them at the known run time (or its lower bound),
+     * new arrivals included (arrivals that alone keep every slot busy never let the backlog
+     * drain).
      */
     public boolean outlastsStart(int activeExecutors) {
       long executors = (long) activeExecutors + startingExecutors;
       if (executors == 0) {
         return true;
       }
-      if (taskMillis == DemandForecast.UNKNOWN || taskMillis <= 0) {
+      if (taskMillis <= 0) {
         return false;
       }
       double tasksPerSecond = executors * tasksPerExecutor * 1000.0 / taskMillis;

@@ -40,11 +40,11 @@ class BatchAllocationRulesTest {
   }
 
   private static Forecast taskMillis(long millis) {
-    return new Forecast(millis, List.of(), false);
+    return new Forecast(millis, 0, List.of(), false);
   }
 
   private static Forecast nextStage(int tasks, long runnableInMillis) {
-    return new Forecast(DemandForecast.UNKNOWN,
+    return new Forecast(DemandForecast.UNKNOWN, 0,
         List.of(new UpcomingStage(7, tasks, runnableInMillis)), true);
   }
 
@@ -106,6 +106,25 @@ class BatchAllocationRulesTest {
     assertEquals(10, tickUntil(p, 1_900, tiny).targetExecutors());
     // Still pending a backlog period later: it did not drain as expected, so ask now.
     assertEquals(60, tickUntil(p, 2_000, tiny).targetExecutors(), "what 60 tasks need");
+  }
+
+  @Test
+  void withNoRunTimeKnownYetTheFirstPointAsksForWhatTheQueueCanGrant() {
+    BatchAllocationPolicy p = policy(NONE, RampUpMode.BACKLOG, 10, 2_000);
+    // A new stage's tasks started on 10 warm executors; none finished: no sign they are short.
+    Load fresh = load(500, 10, 10, List.of(), Forecast.NONE);
+    assertEquals(10, tickUntil(p, 900, fresh).targetExecutors());
+    assertEquals(110, tickUntil(p, 1_000, fresh).targetExecutors());
+  }
+
+  @Test
+  void aLowerBoundOnTheRunTimeIsEnoughToAskAtOnce() {
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true), RampUpMode.BACKLOG,
+        10, 2_000);
+    // No task finished, but one has run 1 s: 500 tasks take at least 50 s on 10 executors.
+    Load running = load(500, 10, 10, List.of(), new Forecast(DemandForecast.UNKNOWN, 1_000,
+        List.of(), false));
+    assertEquals(110, p.evaluate(0, running).targetExecutors());
   }
 
   @Test
@@ -174,7 +193,7 @@ class BatchAllocationRulesTest {
   @Test
   void withNoTaskPendingAndMoreStagesAheadIdleExecutorsGoAtOnce() {
     Rules early = new Rules(false, true, false, false);
-    Forecast moreStages = new Forecast(DemandForecast.UNKNOWN, List.of(), true);
+    Forecast moreStages = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), true);
     Decision d = policy(early, RampUpMode.BACKLOG, 6, 2_000)
         .evaluate(0, load(0, 2, 6, idle(4, 0), moreStages));
     assertEquals(4, d.executorsToRemove().size());

@@ -33,10 +33,13 @@ class DemandForecastTest {
 
   @Test
   void beforeAnyTaskFinishedTheLongestRunningOneIsALowerBound() {
-    assertEquals(800, DemandForecast.of(List.of(running(0, 10, new long[] {500, 800}, NONE,
-        -1, -1)), 1, 2).taskMillis());
-    assertEquals(DemandForecast.UNKNOWN, DemandForecast.of(List.of(running(0, 10, NONE, NONE,
-        -1, -1)), 1, 0).taskMillis());
+    Forecast f = DemandForecast.of(List.of(running(0, 10, new long[] {500, 800}, NONE,
+        -1, -1)), 1, 2);
+    assertEquals(DemandForecast.UNKNOWN, f.taskMillis());
+    assertEquals(800, f.taskMillisAtLeast());
+    assertEquals(800, f.taskMillisOrLowerBound());
+    assertEquals(0, DemandForecast.of(List.of(running(0, 10, NONE, NONE, -1, -1)), 1, 0)
+        .taskMillisOrLowerBound());
   }
 
   @Test
