@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * What the running plan's DAG says about demand to come, estimated from the run times of
@@ -84,24 +85,16 @@ public final class DemandForecast {
 
     /** Tasks of the upcoming stages expected to be runnable within {@code millis}. */
     public long tasksRunnableWithin(long millis) {
-      long n = 0;
-      for (UpcomingStage s : upcoming) {
-        if (s.runnableWithin(millis)) {
-          n += s.tasks();
-        }
-      }
-      return n;
+      return tasksOf(s -> s.runnableWithin(millis));
     }
 
     /** Tasks of the upcoming stages that may be runnable within {@code millis} (or unknown). */
     public long tasksMaybeRunnableWithin(long millis) {
-      long n = 0;
-      for (UpcomingStage s : upcoming) {
-        if (s.mayBeRunnableWithin(millis)) {
-          n += s.tasks();
-        }
-      }
-      return n;
+      return tasksOf(s -> s.mayBeRunnableWithin(millis));
+    }
+
+    private long tasksOf(Predicate<UpcomingStage> which) {
+      return upcoming.stream().filter(which).mapToLong(UpcomingStage::tasks).sum();
     }
   }
 
