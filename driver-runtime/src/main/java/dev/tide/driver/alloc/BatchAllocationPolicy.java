@@ -200,6 +200,20 @@ public final class BatchAllocationPolicy {
         nextRaiseAtMillis = nowMillis + settings.sustainedSchedulerBacklogTimeoutMillis();
       }
     }
+    List<String> remove = removals(nowMillis, load, forecast, latency);
+    if (rules.adaptiveIdleTimeout()) {
+      adaptiveIdleTimeout.observe(nowMillis, load.idle(), remove, Math.max(0, target - before));
+    }
+    return new Decision(target, remove);
+  }
+
+  /**
+   * Idle executors to let go: past the idle timeout (0 with early release), never below
+   * {@code max(minExecutors, target)} nor, with lookahead, below what the stages due within two
+   * start latencies need, unless those have kept them idle for that long already.
+   */
+  private List<String> removals(long nowMillis, Load load, DemandForecast.Forecast forecast,
+      long latency) {
     long holdMillis = 2 * latency + REQUEST_SLACK_MILLIS;
     // Kept for a stage due within two starts, or whose parents' end is not known yet (too few
     // of their tasks finished to tell); the rent-or-buy cap below bounds what a wrong guess costs.
@@ -227,10 +241,7 @@ public final class BatchAllocationPolicy {
         }
       }
     }
-    if (rules.adaptiveIdleTimeout()) {
-      adaptiveIdleTimeout.observe(nowMillis, load.idle(), remove, Math.max(0, target - before));
-    }
-    return new Decision(target, remove);
+    return remove;
   }
 
   /** {@code ceil((pending + running) * ratio / tasksPerExecutor)}, in exact arithmetic. */

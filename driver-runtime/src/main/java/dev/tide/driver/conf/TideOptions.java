@@ -117,9 +117,10 @@ public final class TideOptions {
   /** exponential or headroom; parsed by AllocationSettings. */
   public static final ConfigOption<String> DA_RAMP_UP =
       stringOption("tide.dynamicAllocation.rampUp", "backlog",
-          "How the target grows under a backlog: backlog (ask at once for the executors the"
-          + " backlog can still use when they arrive: pending tasks x their measured run time"
-          + " against the measured start latency, capped by the queue's headroom), exponential"
+          "How the target grows under a backlog: backlog (ask at once for what the queue can"
+          + " grant, up to what the tasks need, unless the executors there run the pending"
+          + " tasks, at their measured run time and with new arrivals, within one measured start"
+          + " latency: then nothing until the backlog outlives that), exponential"
           + " (add 1, 2, 4, 8 ... executors per backlog period, as Spark does) or headroom (ask"
           + " at once for what the queue can grant now, up to what the tasks need).");
   public static final ConfigOption<Boolean> DA_ADAPTIVE_IDLE_TIMEOUT =
@@ -137,7 +138,8 @@ public final class TideOptions {
       booleanOption("tide.dynamicAllocation.lookahead", true,
           "Read the plan's DAG: ask for a stage's executors one start latency before it becomes"
           + " runnable (its parents' end estimated from their finished tasks' run times), and"
-          + " keep idle executors only for stages due within two start latencies.");
+          + " keep idle executors only for stages due within two start latencies (or not known"
+          + " yet), for at most two start latencies.");
   public static final ConfigOption<Boolean> DA_IMMEDIATE_FIRST_REQUEST =
       booleanOption("tide.dynamicAllocation.immediateFirstRequest", true,
           "Ask at once, without waiting schedulerBacklogTimeout, when the backlog will clearly"
