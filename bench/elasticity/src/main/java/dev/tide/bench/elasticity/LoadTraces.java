@@ -85,12 +85,8 @@ final class LoadTraces {
    * 1-20 s per stage, sigma 0.5), 2% stragglers 4-10x longer.
    */
   static Trace dag(long seed) {
-    Random random = new Random(seed * 100 + 6);
-    List<Stage> stages = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      stages.add(new Stage(0, true, lognormalStage(random, (int) logUniform(random, 20, 4_000),
-          logUniform(random, 1_000, 20_000), 0.5, 0.02)));
-    }
+    List<Stage> stages = lognormalJob(new Random(seed * 100 + 6), 8, 20, 4_000, 1_000, 20_000,
+        0.02);
     return new Trace("dag", "1 job, 8 stages of 20-4000 tasks, lognormal 1-20 s, 2% stragglers",
         stages);
   }
@@ -160,14 +156,25 @@ final class LoadTraces {
    * 2-8 s) on a queue that holds 64 executors.
    */
   static Trace queue(long seed) {
-    Random random = new Random(seed * 100 + 10);
-    List<Stage> stages = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      stages.add(new Stage(0, true, lognormalStage(random, (int) logUniform(random, 300, 3_000),
-          logUniform(random, 2_000, 8_000), 0.5, 0.01)));
-    }
+    List<Stage> stages = lognormalJob(new Random(seed * 100 + 10), 6, 300, 3_000, 2_000, 8_000,
+        0.01);
     return new Trace("queue", "1 job, 6 stages of 300-3000 tasks (2-8 s) on a queue of 64",
         stages, -1, 0, 64);
+  }
+
+  /**
+   * One job of {@code count} stages behind each other, each of a log-uniform width and median
+   * task time, lognormal durations (sigma 0.5) with a fraction of stragglers.
+   */
+  private static List<Stage> lognormalJob(Random random, int count, int minTasks, int maxTasks,
+      double minMedianMillis, double maxMedianMillis, double stragglers) {
+    List<Stage> stages = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      stages.add(new Stage(0, true, lognormalStage(random,
+          (int) logUniform(random, minTasks, maxTasks),
+          logUniform(random, minMedianMillis, maxMedianMillis), 0.5, stragglers)));
+    }
+    return stages;
   }
 
   /** Arrivals in one second that keep {@code concurrency} tasks of {@code millis} running. */
