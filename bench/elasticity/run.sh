@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Runs the elasticity simulator (deterministic, about 10-20 s) and prints its tables. It drives
-# the policy classes of this checkout: driver-runtime is installed into ~/.m2 first when the
-# installed jar is missing or older than driver-runtime's sources.
-# Extra arguments go to Maven.
+# Runs the elasticity simulator (deterministic for a seed, a few minutes) and prints its tables.
+# It drives the policy classes of this checkout: driver-runtime is installed into the local
+# Maven repository first when the installed jar is missing or older than driver-runtime's
+# sources. MAVEN_REPO_LOCAL selects that repository (default ~/.m2/repository); MAVEN_OFFLINE=1
+# runs Maven offline. Arguments go to the simulator: --seed N (1), --seeds K (4 further seeds
+# for the targets' robustness; 0 skips), --no-variants (skip each rule's share).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=../..
-JAR=~/.m2/repository/dev/tide/tide-driver-runtime/0.1.0-SNAPSHOT/tide-driver-runtime-0.1.0-SNAPSHOT.jar
+REPO=${MAVEN_REPO_LOCAL:-$HOME/.m2/repository}
+MVN=(mvn -B -ntp -q -Dstyle.color=never "-Dmaven.repo.local=$REPO")
+if [ "${MAVEN_OFFLINE:-0}" = 1 ]; then MVN+=(-o); fi
+JAR=$REPO/dev/tide/tide-driver-runtime/0.1.0-SNAPSHOT/tide-driver-runtime-0.1.0-SNAPSHOT.jar
 if [ ! -f "$JAR" ] || [ -n "$(find "$ROOT/driver-runtime/src/main" "$ROOT/driver-runtime/pom.xml" \
     "$ROOT/pom.xml" -newer "$JAR" -print -quit)" ]; then
   echo "Installing driver-runtime (its sources are newer than $JAR)" >&2
-  mvn -B -ntp -q -Dstyle.color=never -f "$ROOT/pom.xml" -pl driver-runtime install -DskipTests
+  "${MVN[@]}" -f "$ROOT/pom.xml" -pl driver-runtime install -DskipTests -DskipFuzz
 fi
 # Maven's console still emits colour resets around the program's output: strip them.
-mvn -B -ntp -q -Dstyle.color=never compile exec:java "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
+"${MVN[@]}" compile exec:java -Dexec.args="$*" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'

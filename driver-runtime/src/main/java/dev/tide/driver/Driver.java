@@ -2,6 +2,7 @@ package dev.tide.driver;
 
 import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
+import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.alloc.StreamingAllocationPolicy;
 import dev.tide.driver.alloc.StreamingSettings;
@@ -80,6 +81,8 @@ public final class Driver implements AutoCloseable {
   private final Map<String, Channel> registered = new HashMap<>();
   private final Map<Channel, String> channelToExecutor = new HashMap<>();
   private final Map<String, InetSocketAddress> launched = new HashMap<>();
+  /** When the cluster side reported each executor launched, until it is added. */
+  private final Map<String, Long> launchedAtMillis = new HashMap<>();
   private final Set<String> removed = new HashSet<>();
   private JobScheduler scheduler;
   private JobPlan plan;
@@ -182,6 +185,7 @@ public final class Driver implements AutoCloseable {
   public void executorLaunched(String executorId, String host, int shufflePort) {
     post(() -> {
       launched.put(executorId, InetSocketAddress.createUnresolved(host, shufflePort));
+      launchedAtMillis.put(executorId, clock.getAsLong());
       addIfReady(executorId);
     });
   }
@@ -587,6 +591,12 @@ public final class Driver implements AutoCloseable {
       return;
     }
     scheduler.executorAdded(id, shuffle.getHostString(), shuffle.getPort());
+    Long launchedAt = launchedAtMillis.remove(id);
+    if (launchedAt != null) {
+      // Launch to registration: the allocator reports a container launched right after its
+      // allocation, so this is the start latency the batch policy plans with.
+      policy.executorStarted(clock.getAsLong() - launchedAt);
+    }
     executorChanges++;
     events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
@@ -610,6 +620,7 @@ public final class Driver implements AutoCloseable {
       channel.close();
     }
     launched.remove(id);
+    launchedAtMillis.remove(id);
     if (known && removed.add(id)) {
       executorChanges++;
       LOG.info("Executor {} removed: {}", id, reason);
@@ -638,8 +649,12 @@ public final class Driver implements AutoCloseable {
   }
 
   private void evaluateBatchPolicy(long now) {
-    BatchAllocationPolicy.Decision decision = policy.evaluate(now, scheduler.pendingTasks(),
-        scheduler.runningTasks(), scheduler.activeExecutors(), scheduler.idleExecutors());
+    int active = scheduler.activeExecutors();
+    DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
+        policy.settings().tasksPerExecutor(), active);
+    BatchAllocationPolicy.Decision decision = policy.evaluate(now, new BatchAllocationPolicy.Load(
+        scheduler.pendingTasks(), scheduler.runningTasks(), active, scheduler.idleExecutors(),
+        forecast, scheduler.tasksSubmitted()));
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
     // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {

@@ -21,15 +21,49 @@ import org.apache.hadoop.conf.Configuration;
 public record AllocationSettings(boolean enabled, int minExecutors, int maxExecutors,
     int initialExecutors, int tasksPerExecutor, BigDecimal executorAllocationRatio,
     long schedulerBacklogTimeoutMillis, long sustainedSchedulerBacklogTimeoutMillis,
-    long executorIdleTimeoutMillis, long cachedExecutorIdleTimeoutMillis, RampUpMode rampUp) {
+    long executorIdleTimeoutMillis, long cachedExecutorIdleTimeoutMillis, RampUpMode rampUp,
+    Rules rules) {
 
   /** {@code tide.dynamicAllocation.rampUp}. */
   public enum RampUpMode {
-    EXPONENTIAL, HEADROOM;
+    EXPONENTIAL, HEADROOM, BACKLOG;
 
     @Override
     public String toString() {
       return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * The rules that bring allocation near a clairvoyant one, each behind its own setting
+   * (DESIGN.md "Allocation policy (batch)").
+   *
+   * @param adaptiveIdleTimeout {@code adaptiveIdleTimeout}: the idle timeout follows the measured
+   *     start latency and how often released executors were needed again soon, with
+   *     {@code executorIdleTimeout} its ceiling
+   * @param earlyRelease {@code earlyRelease}: with no task pending and more stages of the plan
+   *     ahead, idle executors beyond what the running tasks and the next stages need go at once
+   * @param lookahead {@code lookahead}: executors for a stage are asked for one start latency
+   *     before it becomes runnable, and kept only for a stage due within two
+   * @param immediateFirstRequest {@code immediateFirstRequest}: the first request of a backlog
+   *     goes out at once when the backlog will clearly outlast an executor's start
+   */
+  public record Rules(boolean adaptiveIdleTimeout, boolean earlyRelease, boolean lookahead,
+      boolean immediateFirstRequest) {
+    /** Spark's semantics: none of the rules. */
+    public static final Rules NONE = new Rules(false, false, false, false);
+    /** All of the rules (the shipped defaults). */
+    public static final Rules ALL = new Rules(true, true, true, true);
+
+    @Override
+    public String toString() {
+      return "adaptive idle timeout " + onOff(adaptiveIdleTimeout) + ", early release "
+          + onOff(earlyRelease) + ", lookahead " + onOff(lookahead) + ", immediate first request "
+          + onOff(immediateFirstRequest);
+    }
+
+    private static String onOff(boolean on) {
+      return on ? "on" : "off";
     }
   }
 
@@ -87,40 +121,63 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         ratio(conf), backlog,
         durationOr(conf, TideOptions.DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, backlog, false),
         idle, durationOr(conf, TideOptions.DA_CACHED_EXECUTOR_IDLE_TIMEOUT, 2 * idle, true),
-        rampUp(conf));
+        rampUp(conf), new Rules(TideOptions.DA_ADAPTIVE_IDLE_TIMEOUT.get(conf),
+            TideOptions.DA_EARLY_RELEASE.get(conf), TideOptions.DA_LOOKAHEAD.get(conf),
+            TideOptions.DA_IMMEDIATE_FIRST_REQUEST.get(conf)));
   }
 
-  /** Defaults with the given bounds and slots; for tests and the simulator. */
+  /** The shipped defaults with the given bounds and slots; for tests and the simulator. */
   public static AllocationSettings defaults(int min, int max, int tasksPerExecutor) {
+    return from(new Configuration(false)).withBounds(min, max, tasksPerExecutor);
+  }
+
+  /**
+   * Spark's semantics with the given bounds and slots (exponential ramp, 60 s idle timeout, none
+   * of the {@link Rules}); for tests and the simulator.
+   */
+  public static AllocationSettings classic(int min, int max, int tasksPerExecutor) {
     return new AllocationSettings(true, min, max, min, tasksPerExecutor, BigDecimal.ONE, 1_000,
-        1_000, 60_000, 120_000, RampUpMode.EXPONENTIAL);
+        1_000, 60_000, 120_000, RampUpMode.EXPONENTIAL, Rules.NONE);
+  }
+
+  private AllocationSettings withBounds(int min, int max, int slots) {
+    return new AllocationSettings(enabled, min, max, min, slots, executorAllocationRatio,
+        schedulerBacklogTimeoutMillis, sustainedSchedulerBacklogTimeoutMillis,
+        executorIdleTimeoutMillis, cachedExecutorIdleTimeoutMillis, rampUp, rules);
+  }
+
+  public AllocationSettings withRules(Rules newRules) {
+    return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
+        tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
+        sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
+        cachedExecutorIdleTimeoutMillis, rampUp, newRules);
   }
 
   public AllocationSettings withInitialExecutors(int initial) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initial, tasksPerExecutor,
         executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules);
   }
 
   public AllocationSettings withRatio(BigDecimal ratio) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, ratio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules);
   }
 
   public AllocationSettings withIdleTimeouts(long idleMillis, long cachedIdleMillis) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
-        sustainedSchedulerBacklogTimeoutMillis, idleMillis, cachedIdleMillis, rampUp);
+        sustainedSchedulerBacklogTimeoutMillis, idleMillis, cachedIdleMillis, rampUp, rules);
   }
 
   public AllocationSettings withRampUp(RampUpMode mode) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, mode);
+        cachedExecutorIdleTimeoutMillis, mode, rules);
   }
 
   /** One line for the start-up log. */
@@ -135,7 +192,7 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         + executorAllocationRatio.toPlainString() + ", backlog timeout "
         + schedulerBacklogTimeoutMillis + " ms (sustained " + sustainedSchedulerBacklogTimeoutMillis
         + " ms), idle timeout " + executorIdleTimeoutMillis + " ms (cached "
-        + cachedExecutorIdleTimeoutMillis + " ms), ramp-up " + rampUp;
+        + cachedExecutorIdleTimeoutMillis + " ms), ramp-up " + rampUp + ", " + rules;
   }
 
   private static BigDecimal ratio(Configuration conf) {
@@ -160,7 +217,7 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         return mode;
       }
     }
-    throw bad(TideOptions.DA_RAMP_UP, text, "expected exponential or headroom");
+    throw bad(TideOptions.DA_RAMP_UP, text, "expected exponential, headroom or backlog");
   }
 
   /** A duration held in a string option whose empty value means a derived default. */

@@ -3,7 +3,11 @@ package dev.tide.driver.alloc;
 import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,24 +17,33 @@ import org.slf4j.LoggerFactory;
  * authoritative task counts it keeps a target executor count and picks idle executors to remove.
  * <ul>
  *   <li>{@code maxNeeded = ceil((pending + running) * executorAllocationRatio /
- *       tasksPerExecutor)}.</li>
- *   <li>If {@code maxNeeded < target}: the target drops at once to {@code max(maxNeeded,
- *       minExecutors)} and the add step goes back to 1.</li>
- *   <li>Otherwise, once tasks have been pending for {@code schedulerBacklogTimeout}, and then
- *       every {@code sustainedSchedulerBacklogTimeout} while they stay pending, the target rises
- *       from {@code max(target, activeExecutors)} as the {@link RampUp} says, clamped to
- *       {@code maxNeeded} and to [min, max]; the step doubles when it was used in full, otherwise
- *       it goes back to 1.</li>
+ *       tasksPerExecutor)}; with {@code lookahead}, {@code need = max(maxNeeded, executors for
+ *       the stages expected runnable within one start latency)}, else {@code need =
+ *       maxNeeded}.</li>
+ *   <li>If {@code need < target}: the target drops at once to {@code max(need, minExecutors)}
+ *       and the add step goes back to 1.</li>
+ *   <li>Otherwise, once tasks have been pending for {@code schedulerBacklogTimeout} (at once
+ *       with {@code immediateFirstRequest} when the backlog will clearly outlast a start), and
+ *       then every {@code sustainedSchedulerBacklogTimeout} while they stay pending, the target
+ *       rises from {@code max(target, activeExecutors)} as the {@link RampUp} says, clamped to
+ *       {@code need} and to [min, max]; the step doubles when it was used in full, otherwise it
+ *       goes back to 1. With {@code lookahead} the target also rises, without a backlog, to what
+ *       the stages due within one start latency need.</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
  *       evaluates when the job starts and then every 100 ms, so within one tick of a stage's
  *       submission) and clears, with the step reset to 1, at the first evaluation that sees
  *       none. Reading the counts each time, rather than counting events, means no burst of
  *       task events can make the policy miss demand.</li>
- *   <li>Idle executors are removed by {@link IdleRemoval}, never below {@code max(minExecutors,
- *       target)}.</li>
+ *   <li>Idle executors are removed after the idle timeout ({@code executorIdleTimeout}, or with
+ *       {@code adaptiveIdleTimeout} the one {@link ReuseAwareIdleTimeout} chooses), at once with
+ *       {@code earlyRelease} when no task is pending and the plan has more stages, never below
+ *       {@code max(minExecutors, target)} nor, with {@code lookahead}, below what the stages due
+ *       within two start latencies need.</li>
  * </ul>
- * The target starts at {@code initialExecutors}. With dynamic allocation off the target is
- * {@code max(initialExecutors, 1)} throughout and nothing is removed.
+ * The start latency is measured: the driver reports each executor's time from allocation to
+ * registration ({@link #executorStarted}). The target starts at {@code initialExecutors}. With
+ * dynamic allocation off the target is {@code max(initialExecutors, 1)} throughout and nothing
+ * is removed.
  *
  * <p>Pure logic: no YARN types, no clock of its own (time in milliseconds is passed in), no
  * threads. Not thread-safe: the driver's event loop owns it. Logs one INFO line per change of the
@@ -40,6 +53,11 @@ public final class BatchAllocationPolicy {
   private static final Logger LOG = LoggerFactory.getLogger(BatchAllocationPolicy.class);
   private static final long NOT_SET = Long.MIN_VALUE;
   private static final int MAX_STEP = 1 << 30;
+  /**
+   * Added to the start latency for the lookahead's horizon: a request waits for the allocator's
+   * round and the ResourceManager's grant before the measured latency begins.
+   */
+  static final long REQUEST_SLACK_MILLIS = 500;
 
   /**
    * What to do now.
@@ -53,23 +71,48 @@ public final class BatchAllocationPolicy {
     }
   }
 
+  /**
+   * The load at one evaluation.
+   *
+   * @param pendingTasks tasks of submitted stages not started yet
+   * @param runningTasks tasks running now
+   * @param activeExecutors executors running and not pending removal
+   * @param idle executors with no running task and not pending removal
+   * @param forecast what the plan's DAG and finished tasks say of the demand to come
+   * @param tasksSubmitted tasks queued by stage submissions so far (a count that only grows;
+   *     its rate is the arrival rate of work)
+   */
+  public record Load(int pendingTasks, int runningTasks, int activeExecutors,
+      List<IdleExecutor> idle, DemandForecast.Forecast forecast, long tasksSubmitted) {
+    public Load {
+      idle = List.copyOf(idle);
+    }
+  }
+
   private final AllocationSettings settings;
+  private final AllocationSettings.Rules rules;
   /** Why the target last changed, for the event log and the UI. */
   private String reason = "initial target";
   private final RampUp rampUp;
-  private final IdleRemoval idleRemoval;
+  private final ReuseAwareIdleTimeout adaptiveIdleTimeout;
+  private final StartLatency startLatency = new StartLatency();
   private final BigDecimal tasksPerExecutor;
 
   private int target;
   private int step = 1;
   private long backlogSinceMillis = NOT_SET;
   private long nextRaiseAtMillis = NOT_SET;
+  private boolean raisedInBacklog;
+  /** (time, tasks submitted) samples of the last {@link #arrivalWindowMillis}. */
+  private final ArrayDeque<long[]> submissions = new ArrayDeque<>();
+  /** Upcoming stages whose lookahead kept executors idle too long: not foreseen again. */
+  private final Set<Integer> notForeseen = new HashSet<>();
 
   public BatchAllocationPolicy(AllocationSettings settings, RampUp rampUp) {
     this.settings = settings;
+    this.rules = settings.rules();
     this.rampUp = rampUp;
-    this.idleRemoval = new IdleRemoval(settings.executorIdleTimeoutMillis(),
-        settings.cachedExecutorIdleTimeoutMillis());
+    this.adaptiveIdleTimeout = new ReuseAwareIdleTimeout(settings.executorIdleTimeoutMillis());
     this.tasksPerExecutor = BigDecimal.valueOf(settings.tasksPerExecutor());
     this.target = settings.enabled()
         ? settings.initialExecutors() : Math.max(settings.initialExecutors(), 1);
@@ -95,41 +138,157 @@ public final class BatchAllocationPolicy {
     return step;
   }
 
+  /** An executor registered {@code startLatencyMillis} after its container was allocated. */
+  public void executorStarted(long startLatencyMillis) {
+    startLatency.measured(startLatencyMillis);
+  }
+
+  /** The start latency the policy plans with (measured, or assumed before any start). */
+  public long startLatencyMillis() {
+    return startLatency.millis();
+  }
+
+  /** The idle timeout that applies now (adaptive or configured), for executors beyond need. */
+  public long idleTimeoutMillis() {
+    return rules.adaptiveIdleTimeout()
+        ? adaptiveIdleTimeout.timeoutMillis(startLatency.millis())
+        : settings.executorIdleTimeoutMillis();
+  }
+
   /**
-   * Updates the target from the current load and picks idle executors to remove.
-   *
-   * @param nowMillis the driver's clock
-   * @param pendingTasks tasks of submitted stages not started yet
-   * @param runningTasks tasks running now
-   * @param activeExecutors executors running and not pending removal
-   * @param idle executors with no running task and not pending removal
+   * As {@link #evaluate(long, Load)} with nothing known beyond the counts (no run times, no
+   * stages ahead).
    */
   public Decision evaluate(long nowMillis, int pendingTasks, int runningTasks,
       int activeExecutors, List<IdleExecutor> idle) {
+    return evaluate(nowMillis, new Load(pendingTasks, runningTasks, activeExecutors, idle,
+        DemandForecast.Forecast.NONE, 0));
+  }
+
+  /** Updates the target from the current load and picks idle executors to remove. */
+  public Decision evaluate(long nowMillis, Load load) {
     if (!settings.enabled()) {
       return new Decision(target, List.of());
     }
-    trackBacklog(nowMillis, pendingTasks);
-    int maxNeeded = maxNeeded(pendingTasks, runningTasks);
-    if (maxNeeded < target) {
+    int before = target;
+    long latency = startLatency.millis();
+    double arrivals = arrivalsPerSecond(nowMillis, load.tasksSubmitted(), latency);
+    RampUp.Backlog backlog = new RampUp.Backlog(load.pendingTasks(),
+        settings.tasksPerExecutor(), load.forecast().taskMillisOrLowerBound(), latency,
+        Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
+    trackBacklog(nowMillis, load.pendingTasks());
+    int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
+    DemandForecast.Forecast forecast = trusted(load.forecast());
+    int dueSoon = rules.lookahead()
+        ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
+    int need = Math.max(maxNeeded, dueSoon);
+    if (need < target) {
       step = 1;
-      changeTarget(Math.max(maxNeeded, settings.minExecutors()), nowMillis, pendingTasks,
-          runningTasks, 1);
-    } else if (nextRaiseAtMillis != NOT_SET && nowMillis >= nextRaiseAtMillis) {
-      raise(maxNeeded, activeExecutors, nowMillis, pendingTasks, runningTasks);
-      nextRaiseAtMillis = nowMillis + settings.sustainedSchedulerBacklogTimeoutMillis();
+      changeTarget(Math.max(need, settings.minExecutors()), nowMillis, load, "tasks need fewer");
+    } else {
+      if (dueSoon > target) {
+        changeTarget(Math.min(settings.maxExecutors(), dueSoon), nowMillis, load,
+            "lookahead: a stage is due within " + latency + " ms");
+      }
+      if (rules.immediateFirstRequest() && !raisedInBacklog && nextRaiseAtMillis != NOT_SET
+          && backlog.outlastsStart(load.activeExecutors())) {
+        nextRaiseAtMillis = nowMillis;
+      }
+      if (nextRaiseAtMillis != NOT_SET && nowMillis >= nextRaiseAtMillis) {
+        raise(need, load, backlog, nowMillis);
+        raisedInBacklog = true;
+        nextRaiseAtMillis = nowMillis + settings.sustainedSchedulerBacklogTimeoutMillis();
+      }
     }
-    List<String> remove = idleRemoval.choose(nowMillis, activeExecutors,
-        Math.max(settings.minExecutors(), target), idle);
+    List<String> remove = removals(nowMillis, load, forecast, latency);
+    if (rules.adaptiveIdleTimeout()) {
+      adaptiveIdleTimeout.observe(nowMillis, load.idle(), remove, Math.max(0, target - before));
+    }
     return new Decision(target, remove);
+  }
+
+  /**
+   * Idle executors to let go: past the idle timeout (0 with early release), never below
+   * {@code max(minExecutors, target)} nor, with lookahead, below what the stages due within two
+   * start latencies need, unless those have kept them idle for that long already.
+   */
+  private List<String> removals(long nowMillis, Load load, DemandForecast.Forecast forecast,
+      long latency) {
+    long holdMillis = 2 * latency + REQUEST_SLACK_MILLIS;
+    // Kept for a stage due within two starts, or whose parents' end is not known yet (too few
+    // of their tasks finished to tell); the rent-or-buy cap below bounds what a wrong guess costs.
+    int dueWithinTwoStarts = rules.lookahead()
+        ? executorsFor(forecast.tasksMaybeRunnableWithin(holdMillis)) : 0;
+    int floor = Math.max(settings.minExecutors(), target);
+    long idleTimeout = idleTimeoutMillis();
+    if (rules.earlyRelease() && load.pendingTasks() == 0 && load.forecast().moreStages()) {
+      idleTimeout = 0;
+    }
+    List<String> remove = IdleRemoval.choose(nowMillis, load.activeExecutors(),
+        Math.max(floor, dueWithinTwoStarts), load.idle(), idleTimeout,
+        settings.cachedExecutorIdleTimeoutMillis());
+    if (remove.isEmpty() && dueWithinTwoStarts > floor) {
+      // Rent or buy: executors kept for a stage forecast to come have waited as long as a new
+      // start would cost; the forecast was wrong, so they go and that stage is not foreseen
+      // again (it gets executors as any backlog does when it becomes runnable).
+      remove = IdleRemoval.choose(nowMillis, load.activeExecutors(), floor, load.idle(),
+          Math.max(idleTimeout, holdMillis), settings.cachedExecutorIdleTimeoutMillis());
+      if (!remove.isEmpty()) {
+        for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+          if (s.mayBeRunnableWithin(holdMillis)) {
+            notForeseen.add(s.stageId());
+          }
+        }
+      }
+    }
+    return remove;
   }
 
   /** {@code ceil((pending + running) * ratio / tasksPerExecutor)}, in exact arithmetic. */
   int maxNeeded(int pendingTasks, int runningTasks) {
-    BigDecimal tasks = BigDecimal.valueOf((long) pendingTasks + runningTasks);
-    BigDecimal executors = tasks.multiply(settings.executorAllocationRatio())
+    return executorsFor((long) pendingTasks + runningTasks);
+  }
+
+  private int executorsFor(long tasks) {
+    BigDecimal executors = BigDecimal.valueOf(tasks).multiply(settings.executorAllocationRatio())
         .divide(tasksPerExecutor, 0, RoundingMode.CEILING);
     return executors.min(BigDecimal.valueOf(Integer.MAX_VALUE)).intValue();
+  }
+
+  /**
+   * The forecast without the stages whose lookahead failed once; forgets those no longer
+   * upcoming (they became runnable, or another plan runs).
+   */
+  private DemandForecast.Forecast trusted(DemandForecast.Forecast forecast) {
+    if (notForeseen.isEmpty()) {
+      return forecast;
+    }
+    List<DemandForecast.UpcomingStage> kept = new ArrayList<>();
+    Set<Integer> stillUpcoming = new HashSet<>();
+    for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+      stillUpcoming.add(s.stageId());
+      if (!notForeseen.contains(s.stageId())) {
+        kept.add(s);
+      }
+    }
+    notForeseen.retainAll(stillUpcoming);
+    return new DemandForecast.Forecast(forecast.taskMillis(), forecast.taskMillisAtLeast(), kept,
+        forecast.moreStages());
+  }
+
+  /**
+   * Tasks submitted per second over the last {@code max(2 s, start latency)}: the rate at which
+   * work arrives (a burst counts until it leaves the window).
+   */
+  private double arrivalsPerSecond(long nowMillis, long tasksSubmitted, long latency) {
+    long window = Math.max(2_000, latency);
+    submissions.addLast(new long[] {nowMillis, tasksSubmitted});
+    while (submissions.size() > 1 && nowMillis - submissions.peekFirst()[0] > window) {
+      submissions.pollFirst();
+    }
+    long[] oldest = submissions.peekFirst();
+    long span = nowMillis - oldest[0];
+    return span <= 0 ? 0 : (tasksSubmitted - oldest[1]) * 1000.0 / span;
   }
 
   private void trackBacklog(long nowMillis, int pendingTasks) {
@@ -137,6 +296,7 @@ public final class BatchAllocationPolicy {
       if (backlogSinceMillis != NOT_SET) {
         backlogSinceMillis = NOT_SET;
         nextRaiseAtMillis = NOT_SET;
+        raisedInBacklog = false;
         step = 1;
       }
     } else if (backlogSinceMillis == NOT_SET) {
@@ -145,16 +305,16 @@ public final class BatchAllocationPolicy {
     }
   }
 
-  private void raise(int maxNeeded, int activeExecutors, long nowMillis, int pendingTasks,
-      int runningTasks) {
-    int base = Math.max(target, activeExecutors);
-    long wanted = Math.max(base, rampUp.raise(base, step, activeExecutors));
-    long clamped = Math.min(wanted, maxNeeded);
+  private void raise(int need, Load load, RampUp.Backlog backlog, long nowMillis) {
+    int active = load.activeExecutors();
+    int base = Math.max(target, active);
+    long wanted = Math.max(base, rampUp.raise(base, step, active, backlog));
+    long clamped = Math.min(wanted, need);
     clamped = Math.max(settings.minExecutors(), Math.min(settings.maxExecutors(), clamped));
     int newTarget = (int) clamped;
     int usedStep = step;
     step = newTarget - base >= step ? Math.min(step * 2, MAX_STEP) : 1;
-    changeTarget(newTarget, nowMillis, pendingTasks, runningTasks, usedStep);
+    changeTarget(newTarget, nowMillis, load, "step " + usedStep);
   }
 
   /** Why the target last changed (the backlog and tasks then). */
@@ -162,15 +322,14 @@ public final class BatchAllocationPolicy {
     return reason;
   }
 
-  private void changeTarget(int newTarget, long nowMillis, int pendingTasks, int runningTasks,
-      int usedStep) {
+  private void changeTarget(int newTarget, long nowMillis, Load load, String why) {
     if (newTarget == target) {
       return;
     }
     String backlog = backlogSinceMillis == NOT_SET ? "no backlog" : String.format(Locale.ROOT,
         "backlog %.1f s", (nowMillis - backlogSinceMillis) / 1000.0);
-    reason = String.format(Locale.ROOT, "%s, %d pending, %d running tasks, step %d", backlog,
-        pendingTasks, runningTasks, usedStep);
+    reason = String.format(Locale.ROOT, "%s, %d pending, %d running tasks, %s", backlog,
+        load.pendingTasks(), load.runningTasks(), why);
     LOG.info("target {} -> {} ({})", target, newTarget, reason);
     target = newTarget;
   }

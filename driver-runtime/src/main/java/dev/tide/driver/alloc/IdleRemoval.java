@@ -6,23 +6,17 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Chooses idle executors to remove: those idle for longer than {@code executorIdleTimeout}, or
- * {@code cachedExecutorIdleTimeout} when they hold cached blocks, longest idle first, never so
- * many that the active executors drop below a floor (the policy passes {@code max(minExecutors,
- * target)}). Pure; time in milliseconds is passed in.
+ * Chooses idle executors to remove: those idle for longer than the idle timeout, or the cached
+ * idle timeout when they hold cached blocks, longest idle first, never so many that the active
+ * executors drop below a floor (the policy passes {@code max(minExecutors, target, executors the
+ * stages due soon need)}). Pure; times in milliseconds are passed in.
  */
 final class IdleRemoval {
   private static final Comparator<IdleExecutor> LONGEST_IDLE_FIRST =
       Comparator.comparingLong(IdleExecutor::idleSinceMillis)
           .thenComparing(IdleExecutor::executorId);
 
-  private final long idleTimeoutMillis;
-  private final long cachedIdleTimeoutMillis;
-
-  IdleRemoval(long idleTimeoutMillis, long cachedIdleTimeoutMillis) {
-    this.idleTimeoutMillis = idleTimeoutMillis;
-    this.cachedIdleTimeoutMillis = cachedIdleTimeoutMillis;
-  }
+  private IdleRemoval() {}
 
   /**
    * @param activeExecutors executors running and not already pending removal
@@ -30,7 +24,8 @@ final class IdleRemoval {
    * @param idle executors with no running task (none of them pending removal)
    * @return executor ids to remove, longest idle first
    */
-  List<String> choose(long nowMillis, int activeExecutors, int floor, List<IdleExecutor> idle) {
+  static List<String> choose(long nowMillis, int activeExecutors, int floor,
+      List<IdleExecutor> idle, long idleTimeoutMillis, long cachedIdleTimeoutMillis) {
     int removable = activeExecutors - floor;
     if (removable <= 0 || idle.isEmpty()) {
       return List.of();

@@ -116,10 +116,35 @@ public final class TideOptions {
           + " twice executorIdleTimeout.");
   /** exponential or headroom; parsed by AllocationSettings. */
   public static final ConfigOption<String> DA_RAMP_UP =
-      stringOption("tide.dynamicAllocation.rampUp", "exponential",
-          "How the target grows under a backlog: exponential (add 1, 2, 4, 8 ... executors per"
-          + " backlog period) or headroom (ask at once for what the queue can grant now, up to"
-          + " what the tasks need).");
+      stringOption("tide.dynamicAllocation.rampUp", "backlog",
+          "How the target grows under a backlog: backlog (ask at once for what the queue can"
+          + " grant, up to what the tasks need, unless the executors there run the pending"
+          + " tasks, at their measured run time and with new arrivals, within one measured start"
+          + " latency: then nothing until the backlog outlives that), exponential"
+          + " (add 1, 2, 4, 8 ... executors per backlog period, as Spark does) or headroom (ask"
+          + " at once for what the queue can grant now, up to what the tasks need).");
+  public static final ConfigOption<Boolean> DA_ADAPTIVE_IDLE_TIMEOUT =
+      booleanOption("tide.dynamicAllocation.adaptiveIdleTimeout", true,
+          "The idle timeout follows what bringing an executor back costs: it is chosen from the"
+          + " measured start latency (allocation to registration) and the idle gaps seen, i.e."
+          + " how soon released executors were needed again; executorIdleTimeout is its"
+          + " ceiling. False: executorIdleTimeout throughout.");
+  public static final ConfigOption<Boolean> DA_EARLY_RELEASE =
+      booleanOption("tide.dynamicAllocation.earlyRelease", true,
+          "When no task is pending and the plan has more stages, idle executors beyond what the"
+          + " running tasks and the stages due within two start latencies need are released at"
+          + " once, not after the idle timeout.");
+  public static final ConfigOption<Boolean> DA_LOOKAHEAD =
+      booleanOption("tide.dynamicAllocation.lookahead", true,
+          "Read the plan's DAG: ask for a stage's executors one start latency before it becomes"
+          + " runnable (its parents' end estimated from their finished tasks' run times), and"
+          + " keep idle executors only for stages due within two start latencies (or not known"
+          + " yet), for at most two start latencies.");
+  public static final ConfigOption<Boolean> DA_IMMEDIATE_FIRST_REQUEST =
+      booleanOption("tide.dynamicAllocation.immediateFirstRequest", true,
+          "Ask at once, without waiting schedulerBacklogTimeout, when the backlog will clearly"
+          + " outlast an executor's start: no executor is there or coming, or the pending tasks"
+          + " take longer than the measured start latency on the executors there.");
 
   // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
   public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =
@@ -240,6 +265,7 @@ public final class TideOptions {
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
+        DA_ADAPTIVE_IDLE_TIMEOUT, DA_EARLY_RELEASE, DA_LOOKAHEAD, DA_IMMEDIATE_FIRST_REQUEST,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
         STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,

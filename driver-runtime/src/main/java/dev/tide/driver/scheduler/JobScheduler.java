@@ -76,6 +76,8 @@ public final class JobScheduler {
   }
 
   private long taskMillis;
+  /** Tasks queued by stage submissions since this scheduler began (reruns not counted). */
+  private long tasksSubmitted;
 
   /**
    * @param outputsBefore {@link #outputSequence} when it started: outputs set later are ones it
@@ -417,6 +419,7 @@ public final class JobScheduler {
     }
     switch (outcome.state()) {
       case SUCCEEDED -> {
+        stageOf(task).taskSucceeded(clock.getAsLong() - r.startMillis(), clock.getAsLong());
         noteCachedBlock(task, r.executorId(), outcome);
         succeeded(task, e);
       }
@@ -468,6 +471,7 @@ public final class JobScheduler {
     for (StageProgress stage : stages) {
       if (!stage.submitted && isParentsComplete(stage)) {
         stage.submit();
+        tasksSubmitted += stage.pending.size();
         List<Integer> parents = new ArrayList<>();
         stage.stage.parents().forEach(p -> parents.add(globalId(p)));
         events.record("stageSubmitted", "stage", globalId(stage.stage.id()), "name",
@@ -693,6 +697,48 @@ public final class JobScheduler {
   /** Run time of every task attempt that reported its end, summed, since this scheduler began. */
   public long taskMillis() {
     return taskMillis;
+  }
+
+  /**
+   * The running plan's stages not complete yet, as the allocation policy's lookahead reads them
+   * ({@code dev.tide.driver.alloc.DemandForecast}): width, parents, pending tasks, how long each
+   * running task has run and the run times of the finished ones.
+   */
+  public List<StageOutlook> stageOutlook() {
+    if (plan == null) {
+      return List.of();
+    }
+    long now = clock.getAsLong();
+    Map<Integer, List<Long>> elapsed = new HashMap<>();
+    for (Running r : running.values()) {
+      elapsed.computeIfAbsent(r.task().stageId() - stageBase, id -> new ArrayList<>())
+          .add(now - r.startMillis());
+    }
+    List<StageOutlook> outlook = new ArrayList<>();
+    for (StageProgress stage : stages) {
+      if (stage.isComplete()) {
+        continue;
+      }
+      List<Long> times = elapsed.getOrDefault(stage.stage.id(), List.of());
+      long[] runningElapsed = new long[times.size()];
+      for (int i = 0; i < runningElapsed.length; i++) {
+        runningElapsed[i] = times.get(i);
+      }
+      outlook.add(new StageOutlook(stage.stage.id(), stage.stage.parents(), stage.stage.tasks(),
+          stage.submitted, false, stage.submitted ? stage.pending.size() : 0, runningElapsed,
+          stage.finishedMillisAscending(), ago(now, stage.firstFinishAtMillis),
+          ago(now, stage.lastFinishAtMillis)));
+    }
+    return outlook;
+  }
+
+  /** Tasks queued by stage submissions since this scheduler began, over all its plans. */
+  public long tasksSubmitted() {
+    return tasksSubmitted;
+  }
+
+  private static long ago(long now, long atMillis) {
+    return atMillis < 0 ? -1 : now - atMillis;
   }
 
   public int tasksTotal() {

@@ -3,6 +3,7 @@ package dev.tide.driver.scheduler;
 import dev.tide.driver.job.JobPlan;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 
@@ -23,6 +24,12 @@ final class StageProgress {
   /** Whether its tasks were queued: its parents' outputs all existed once. */
   boolean submitted;
   boolean completedOnce;
+  /** Run times of its succeeded task attempts, in the order they ended. */
+  private long[] finishedMillis = new long[16];
+  private int finishedCount;
+  private long[] sortedFinished = new long[0];
+  long firstFinishAtMillis = -1;
+  long lastFinishAtMillis = -1;
 
   StageProgress(JobPlan.Stage stage) {
     this.stage = stage;
@@ -39,6 +46,27 @@ final class StageProgress {
         pending.add(i);
       }
     }
+  }
+
+  /** A task attempt of this stage succeeded at {@code nowMillis} after running {@code millis}. */
+  void taskSucceeded(long millis, long nowMillis) {
+    if (firstFinishAtMillis < 0) {
+      firstFinishAtMillis = nowMillis;
+    }
+    lastFinishAtMillis = nowMillis;
+    if (finishedCount == finishedMillis.length) {
+      finishedMillis = Arrays.copyOf(finishedMillis, finishedCount * 2);
+    }
+    finishedMillis[finishedCount++] = millis;
+  }
+
+  /** The run times of its succeeded attempts, ascending (sorted again only when they grew). */
+  long[] finishedMillisAscending() {
+    if (sortedFinished.length != finishedCount) {
+      sortedFinished = Arrays.copyOf(finishedMillis, finishedCount);
+      Arrays.sort(sortedFinished);
+    }
+    return sortedFinished;
   }
 
   boolean isComplete() {

@@ -39,7 +39,25 @@ class AllocationSettingsTest {
     assertEquals(1_000, s.sustainedSchedulerBacklogTimeoutMillis());
     assertEquals(60_000, s.executorIdleTimeoutMillis());
     assertEquals(120_000, s.cachedExecutorIdleTimeoutMillis());
+    assertEquals(RampUpMode.BACKLOG, s.rampUp());
+    assertEquals(AllocationSettings.Rules.ALL, s.rules());
+  }
+
+  @Test
+  void eachRuleHasItsOwnSwitch() {
+    AllocationSettings s = AllocationSettings.from(conf(
+        "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
+        "tide.dynamicAllocation.lookahead", "false",
+        "tide.dynamicAllocation.rampUp", "exponential"));
+    assertEquals(new AllocationSettings.Rules(false, true, false, true), s.rules());
     assertEquals(RampUpMode.EXPONENTIAL, s.rampUp());
+    assertEquals(AllocationSettings.Rules.NONE, AllocationSettings.from(conf(
+        "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
+        "tide.dynamicAllocation.earlyRelease", "false",
+        "tide.dynamicAllocation.lookahead", "false",
+        "tide.dynamicAllocation.immediateFirstRequest", "false")).rules());
+    rejected("tide.dynamicAllocation.rampUp", "doubling",
+        "tide.dynamicAllocation.rampUp", "doubling");
   }
 
   @Test
@@ -111,6 +129,7 @@ class AllocationSettingsTest {
   void describeStatesTheEffectiveSettings() {
     assertEquals("dynamic allocation on: min 0, max unlimited, initial 0, 1 tasks per executor,"
         + " ratio 1.0, backlog timeout 1000 ms (sustained 1000 ms), idle timeout 60000 ms"
-        + " (cached 120000 ms), ramp-up exponential", AllocationSettings.from(conf()).describe());
+        + " (cached 120000 ms), ramp-up backlog, adaptive idle timeout on, early release on,"
+        + " lookahead on, immediate first request on", AllocationSettings.from(conf()).describe());
   }
 }

@@ -40,7 +40,7 @@ class BatchAllocationPolicyTest {
 
   @Test
   void sustainedBacklogRampsByOneTwoFourEight() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 1000, 1));
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 1000, 1));
     assertEquals(0, p.evaluate(clock.getAsLong(), 100, 0, 0, List.of()).targetExecutors());
     // Nothing before the backlog has lasted schedulerBacklogTimeout (1 s) ...
     assertEquals(List.of(), run(p, 900, 100, 0, 0));
@@ -54,7 +54,7 @@ class BatchAllocationPolicyTest {
 
   @Test
   void rampStartsFromTheRunningExecutorsAndStopsAtWhatTheTasksNeed() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 1000, 2));
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 1000, 2));
     // 5 executors already run (for example left over from an earlier stage); 20 tasks need 10.
     assertEquals(List.of(6, 8, 10), run(p, 3100, 14, 6, 5));
     assertEquals(1, p.addStep(), "the last step (4) was not used in full");
@@ -63,13 +63,13 @@ class BatchAllocationPolicyTest {
 
   @Test
   void targetIsClampedToMaxExecutors() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 5, 1));
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 5, 1));
     assertEquals(List.of(1, 3, 5), run(p, 10_000, 100, 0, 0));
   }
 
   @Test
   void targetDropsAtOnceWhenTasksFinishAndTheStepResets() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(2, 1000, 1));
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(2, 1000, 1));
     assertEquals(List.of(3, 5, 9, 17), run(p, 4100, 100, 0, 0));
     assertEquals(16, p.addStep());
     // 96 tasks done at once: 4 remain running; the very next tick lowers the target.
@@ -81,7 +81,7 @@ class BatchAllocationPolicyTest {
 
   @Test
   void aNewStageAfterAQuietPeriodStartsAgainAtStepOne() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 1000, 1));
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 1000, 1));
     assertEquals(List.of(1, 3, 7), run(p, 3100, 100, 0, 0));
     assertEquals(8, p.addStep());
     // The 7 executors took the last pending tasks: the backlog clears, the step resets.
@@ -95,7 +95,7 @@ class BatchAllocationPolicyTest {
 
   @Test
   void initialExecutorsIsTheFirstTargetAndTheRampStartsThere() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 1000, 1)
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 1000, 1)
         .withInitialExecutors(10));
     assertEquals(10, p.targetExecutors());
     assertEquals(10, p.evaluate(clock.getAsLong(), 100, 0, 0, List.of()).targetExecutors());
@@ -104,29 +104,29 @@ class BatchAllocationPolicyTest {
 
   @Test
   void initialExecutorsAboveWhatTheTasksNeedIsLoweredAtOnce() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(1, 1000, 1)
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(1, 1000, 1)
         .withInitialExecutors(10));
     assertEquals(3, p.evaluate(clock.getAsLong(), 3, 0, 0, List.of()).targetExecutors());
   }
 
   @Test
   void executorAllocationRatioScalesWhatTheTasksNeed() {
-    BatchAllocationPolicy half = exponential(AllocationSettings.defaults(0, 1000, 4)
+    BatchAllocationPolicy half = exponential(AllocationSettings.classic(0, 1000, 4)
         .withRatio(new BigDecimal("0.5")).withInitialExecutors(100));
     // 30 tasks * 0.5 / 4 = 3.75 -> 4
     assertEquals(4, half.evaluate(0, 20, 10, 0, List.of()).targetExecutors());
     // Exact arithmetic: 10 * 0.3 = 3 exactly, not 3.0000000000000004 -> 4.
-    BatchAllocationPolicy tenth = exponential(AllocationSettings.defaults(0, 1000, 1)
+    BatchAllocationPolicy tenth = exponential(AllocationSettings.classic(0, 1000, 1)
         .withRatio(new BigDecimal("0.3")).withInitialExecutors(100));
     assertEquals(3, tenth.evaluate(0, 10, 0, 0, List.of()).targetExecutors());
-    BatchAllocationPolicy ramped = exponential(AllocationSettings.defaults(0, 1000, 1)
+    BatchAllocationPolicy ramped = exponential(AllocationSettings.classic(0, 1000, 1)
         .withRatio(new BigDecimal("0.5")));
     assertEquals(List.of(1, 3, 5), run(ramped, 10_000, 10, 0, 0));
   }
 
   @Test
   void headroomReachesWhatTheTasksNeedInOneStepWhenTheQueueCanGrantIt() {
-    AllocationSettings s = AllocationSettings.defaults(0, 10_000, 1)
+    AllocationSettings s = AllocationSettings.classic(0, 10_000, 1)
         .withRampUp(RampUpMode.HEADROOM);
     BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> 500);
     assertEquals(List.of(256), run(p, 1100, 256, 0, 0));
@@ -136,7 +136,7 @@ class BatchAllocationPolicyTest {
   @Test
   void headroomAsksForWhatTheQueueCanGrantAndNeverLessThanTheExponentialStep() {
     int[] grantable = {40};
-    AllocationSettings s = AllocationSettings.defaults(0, 10_000, 1)
+    AllocationSettings s = AllocationSettings.classic(0, 10_000, 1)
         .withRampUp(RampUpMode.HEADROOM);
     BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> grantable[0]);
     assertEquals(List.of(40), run(p, 1100, 1000, 0, 0));
@@ -158,7 +158,7 @@ class BatchAllocationPolicyTest {
       public void killExecutors(java.util.Collection<String> ids) {}
     };
     assertEquals(Integer.MAX_VALUE, client.grantableExecutors());
-    BatchAllocationPolicy p = BatchAllocationPolicy.create(AllocationSettings.defaults(0, 64, 1)
+    BatchAllocationPolicy p = BatchAllocationPolicy.create(AllocationSettings.classic(0, 64, 1)
         .withRampUp(RampUpMode.HEADROOM), client);
     assertEquals(List.of(64), run(p, 1100, 1000, 0, 0));
   }
@@ -166,7 +166,7 @@ class BatchAllocationPolicyTest {
   @Test
   void disabledKeepsInitialExecutorsAndRemovesNothing() {
     AllocationSettings off = new AllocationSettings(false, 0, 100, 4, 1, BigDecimal.ONE, 1000,
-        1000, 0, 0, RampUpMode.EXPONENTIAL);
+        1000, 0, 0, RampUpMode.EXPONENTIAL, AllocationSettings.Rules.NONE);
     BatchAllocationPolicy p = exponential(off);
     BatchAllocationPolicy.Decision d = p.evaluate(100_000, 0, 0, 4,
         List.of(new IdleExecutor("a", 0)));
@@ -177,7 +177,7 @@ class BatchAllocationPolicyTest {
 
   @Test
   void idleExecutorsGoAfterTheTimeoutLongestIdleFirst() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 10, 1)
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 10, 1)
         .withIdleTimeouts(1_000, 2_000));
     List<IdleExecutor> idle = List.of(new IdleExecutor("a", 500), new IdleExecutor("b", 100));
     assertEquals(List.of(), p.evaluate(1_000, 0, 0, 2, idle).executorsToRemove());
@@ -189,17 +189,17 @@ class BatchAllocationPolicyTest {
   void idleRemovalNeverGoesBelowMinNorBelowTheTarget() {
     List<IdleExecutor> idle = List.of(new IdleExecutor("a", 0), new IdleExecutor("b", 0),
         new IdleExecutor("c", 0));
-    BatchAllocationPolicy withMin = exponential(AllocationSettings.defaults(2, 10, 1)
+    BatchAllocationPolicy withMin = exponential(AllocationSettings.classic(2, 10, 1)
         .withInitialExecutors(2));
     assertEquals(List.of("a"), withMin.evaluate(100_000, 0, 0, 3, idle).executorsToRemove());
     // Target 4 (one running task plus three pending); 4 active: nothing goes.
-    BatchAllocationPolicy atTarget = exponential(AllocationSettings.defaults(0, 10, 1)
+    BatchAllocationPolicy atTarget = exponential(AllocationSettings.classic(0, 10, 1)
         .withInitialExecutors(4));
     BatchAllocationPolicy.Decision d = atTarget.evaluate(100_000, 3, 1, 4, idle);
     assertEquals(4, d.targetExecutors());
     assertEquals(List.of(), d.executorsToRemove());
     // One running task, three idle executors: target 1, the three idle ones go.
-    BatchAllocationPolicy lowered = exponential(AllocationSettings.defaults(0, 10, 1)
+    BatchAllocationPolicy lowered = exponential(AllocationSettings.classic(0, 10, 1)
         .withInitialExecutors(4));
     assertEquals(List.of("a", "b", "c"),
         lowered.evaluate(100_000, 0, 1, 4, idle).executorsToRemove());
@@ -207,7 +207,7 @@ class BatchAllocationPolicyTest {
 
   @Test
   void executorsWithCachedBlocksStayUntilTheCachedTimeout() {
-    BatchAllocationPolicy p = exponential(AllocationSettings.defaults(0, 10, 1)
+    BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 10, 1)
         .withIdleTimeouts(60_000, 120_000));
     List<IdleExecutor> idle = List.of(new IdleExecutor("cached", 0, true),
         new IdleExecutor("plain", 0, false));

@@ -34,7 +34,7 @@ class DemandSignalTest {
         dev.tide.driver.jobs.SleepJob.SleepReducer.class, REDUCES, "");
     JobScheduler scheduler = new JobScheduler(plan, SLOTS, 2, clock, EventLog.disabled());
     BatchAllocationPolicy policy = new BatchAllocationPolicy(
-        AllocationSettings.defaults(0, Integer.MAX_VALUE, SLOTS), new ExponentialRampUp());
+        AllocationSettings.classic(0, Integer.MAX_VALUE, SLOTS), new ExponentialRampUp());
     for (int i = 0; i < EXECUTORS; i++) {
       scheduler.executorAdded("e" + i, "host" + (i % 20), 7000);
     }

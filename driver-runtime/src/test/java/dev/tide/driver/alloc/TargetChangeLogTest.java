@@ -48,7 +48,7 @@ class TargetChangeLogTest {
   @Test
   void oneLinePerChangeOfTheTarget() {
     BatchAllocationPolicy p = new BatchAllocationPolicy(
-        AllocationSettings.defaults(0, 100, 1), new ExponentialRampUp());
+        AllocationSettings.classic(0, 100, 1), new ExponentialRampUp());
     long now = 0;
     for (int tick = 0; tick <= 30; tick++) {
       p.evaluate(now, 37, 4, 4, List.of());
@@ -62,6 +62,6 @@ class TargetChangeLogTest {
         "INFO target 0 -> 5 (backlog 1.0 s, 37 pending, 4 running tasks, step 1)",
         "INFO target 5 -> 7 (backlog 2.0 s, 37 pending, 4 running tasks, step 2)",
         "INFO target 7 -> 11 (backlog 3.0 s, 37 pending, 4 running tasks, step 4)",
-        "INFO target 11 -> 4 (no backlog, 0 pending, 4 running tasks, step 1)"), lines);
+        "INFO target 11 -> 4 (no backlog, 0 pending, 4 running tasks, tasks need fewer)"), lines);
   }
 }

@@ -237,6 +237,38 @@ class JobSchedulerTest {
     assertEquals(List.of(new JobScheduler.IdleExecutor("1", 700)), s.idleExecutors());
   }
 
+  @Test
+  void stageOutlookShowsRunTimesAndTheStageBehindTheRunningOne() {
+    JobScheduler s = scheduler(3, 4, List.of());
+    s.executorAdded("1", "hostA", 7001);
+    s.executorAdded("2", "hostB", 7002);
+    List<Assignment> maps = s.assignTasks();
+    now = 2_000;
+    succeed(s, maps.get(0));
+    List<Assignment> third = s.assignTasks();
+    now = 3_000;
+    succeed(s, maps.get(1));
+    now = 3_500;
+    List<StageOutlook> outlook = s.stageOutlook();
+    assertEquals(2, outlook.size(), "the map stage and the reduce stage behind it");
+    StageOutlook map = outlook.get(0);
+    assertTrue(map.submitted());
+    assertEquals(0, map.pendingTasks());
+    assertEquals(List.of(2_000L, 3_000L), java.util.Arrays.stream(map.finishedMillis()).boxed()
+        .toList());
+    assertEquals(List.of(1_500L), java.util.Arrays.stream(map.runningElapsedMillis()).boxed()
+        .toList(), "the third map, started at 2 s");
+    assertEquals(1_500, map.firstFinishAgoMillis());
+    assertEquals(500, map.lastFinishAgoMillis());
+    StageOutlook reduce = outlook.get(1);
+    assertFalse(reduce.submitted());
+    assertEquals(List.of(map.id()), reduce.parents());
+    assertEquals(4, reduce.tasks());
+    assertEquals(3, s.tasksSubmitted());
+    succeed(s, third.get(0));
+    assertEquals(7, s.tasksSubmitted(), "the reduce stage's 4 tasks queued");
+  }
+
   private static List<InputSplit> splits(int n) {
     List<InputSplit> splits = new java.util.ArrayList<>();
     for (int i = 0; i < n; i++) {

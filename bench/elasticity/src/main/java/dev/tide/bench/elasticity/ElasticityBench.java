@@ -2,8 +2,8 @@ package dev.tide.bench.elasticity;
 
 import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.AllocationSettings.RampUpMode;
+import dev.tide.driver.alloc.AllocationSettings.Rules;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,158 +12,137 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Runs every load trace under static allocation at maxExecutors, the exponential ramp-up and the
- * headroom ramp-up (Tide's real policy, default timeouts) and an oracle that knows the trace, on
- * a simulated cluster; prints one table, the bursty job's time per stage, then the benchmark's
- * targets with the measured ratios.
+ * Runs every load trace, at two container start latencies, under static allocation at
+ * maxExecutors, Spark's exponential ramp-up, the headroom ramp-up, Tide's shipped defaults
+ * ({@code default}) and an oracle that knows the trace, on a simulated cluster; prints one table
+ * per start latency with the executor time split into start-up, busy, idle later reused, idle
+ * until released and never used, then the targets with MET/MISSED, each rule's share (the
+ * defaults with one rule off), and the targets over further seeds.
  *
- * <p>Run: {@code bench/elasticity/run.sh}.
+ * <p>Run: {@code bench/elasticity/run.sh [-Dexec.args="--seed 1 --seeds 5"]}.
  */
 public final class ElasticityBench {
   static final int MAX_EXECUTORS = 256;
-  static final Simulation.ClusterModel CLUSTER = new Simulation.ClusterModel(
-      320, 200, 2_000, 500, 1, 7);
+  static final int QUEUE_CAPACITY = 320;
+  static final long HEARTBEAT_MILLIS = 200;
+  static final long[] START_LATENCIES = {2_000, 10_000};
 
   private ElasticityBench() {}
 
+  /** The cluster for one start latency: jitter +- a quarter of it. */
+  static Simulation.ClusterModel cluster(long startLatencyMillis, long seed) {
+    return new Simulation.ClusterModel(QUEUE_CAPACITY, HEARTBEAT_MILLIS, startLatencyMillis,
+        startLatencyMillis / 4, 1, seed);
+  }
+
   /** The compared strategies, by name: how each builds its allocation for one run. */
-  static Map<String, Function<Simulation.Environment, Simulation.Allocation>> strategies() {
-    AllocationSettings dynamic = AllocationSettings.defaults(0, MAX_EXECUTORS,
-        CLUSTER.slotsPerExecutor());
-    AllocationSettings fixed = new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
-        CLUSTER.slotsPerExecutor(), BigDecimal.ONE, 1_000, 1_000, 60_000, 120_000,
-        RampUpMode.EXPONENTIAL);
-    long horizon = CLUSTER.heartbeatMillis() + CLUSTER.startLatencyMillis()
-        + CLUSTER.startJitterMillis() + Simulation.TICK_MILLIS;
+  static Map<String, Function<Simulation.Environment, Simulation.Allocation>> strategies(
+      Simulation.ClusterModel cluster) {
     Map<String, Function<Simulation.Environment, Simulation.Allocation>> s =
         new LinkedHashMap<>();
-    s.put("static", policy(fixed));
-    s.put("exponential", policy(dynamic));
-    s.put("headroom", policy(dynamic.withRampUp(RampUpMode.HEADROOM)));
+    AllocationSettings classic = AllocationSettings.classic(0, MAX_EXECUTORS,
+        cluster.slotsPerExecutor());
+    s.put("static", policy(new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
+        cluster.slotsPerExecutor(), classic.executorAllocationRatio(), 1_000, 1_000, 60_000,
+        120_000, RampUpMode.EXPONENTIAL, Rules.NONE)));
+    s.put("exponential", policy(classic));
+    s.put("headroom", policy(classic.withRampUp(RampUpMode.HEADROOM)));
+    s.put("default", policy(shipped(cluster)));
+    long horizon = cluster.heartbeatMillis() + cluster.startLatencyMillis()
+        + cluster.startJitterMillis() + Simulation.TICK_MILLIS;
     s.put("oracle", env -> new OracleAllocation(env, MAX_EXECUTORS, horizon));
     return s;
   }
 
+  /** The shipped defaults ({@code tide-site.xml} untouched) with this bench's bounds. */
+  static AllocationSettings shipped(Simulation.ClusterModel cluster) {
+    return AllocationSettings.defaults(0, MAX_EXECUTORS, cluster.slotsPerExecutor());
+  }
+
+  /** The defaults with one rule (or the ramp) changed: what each rule contributes. */
+  static Map<String, Function<Simulation.Environment, Simulation.Allocation>> variants(
+      Simulation.ClusterModel cluster) {
+    AllocationSettings d = shipped(cluster);
+    Rules r = d.rules();
+    Map<String, Function<Simulation.Environment, Simulation.Allocation>> v =
+        new LinkedHashMap<>();
+    v.put("default", policy(d));
+    v.put("-adaptiveIdle", policy(d.withRules(new Rules(false, r.earlyRelease(), r.lookahead(),
+        r.immediateFirstRequest()))));
+    v.put("-earlyRelease", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), false,
+        r.lookahead(), r.immediateFirstRequest()))));
+    v.put("-lookahead", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
+        false, r.immediateFirstRequest()))));
+    v.put("-immediate", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
+        r.lookahead(), false))));
+    v.put("ramp=expon", policy(d.withRampUp(RampUpMode.EXPONENTIAL)));
+    v.put("ramp=headroom", policy(d.withRampUp(RampUpMode.HEADROOM)));
+    v.put("idle=10s", policy(d.withIdleTimeouts(10_000, d.cachedExecutorIdleTimeoutMillis())));
+    return v;
+  }
+
   private static Function<Simulation.Environment, Simulation.Allocation> policy(
       AllocationSettings settings) {
-    return env -> BatchAllocationPolicy.create(settings, env.headroom())::evaluate;
+    return env -> Simulation.of(BatchAllocationPolicy.create(settings, env.headroom()));
   }
 
   public static void main(String[] args) {
-    System.out.printf(Locale.ROOT, "Cluster: queue capacity %d executors, %d task slot(s) each,"
-        + " container start %d +- %d ms, allocator heartbeat %d ms, policy tick %d ms;"
-        + " maxExecutors %d, backlog timeout 1 s, idle timeout 60 s.%n%n", CLUSTER.capacity(),
-        CLUSTER.slotsPerExecutor(), CLUSTER.startLatencyMillis(), CLUSTER.startJitterMillis(),
-        CLUSTER.heartbeatMillis(), Simulation.TICK_MILLIS, MAX_EXECUTORS);
-    String header = "%-7s %-12s %10s %7s %11s %7s %8s %7s %7s %8s %7s %6s %5s %8s%n";
-    String row = "%-7s %-12s %10.1f %7.3f %11.0f %7.3f %8.2f %7.2f %7d %8d %7d %6d %5d %8s%n";
-    System.out.printf(Locale.ROOT, header, "trace", "strategy", "makespan s", "x stat",
-        "executor-s", "x stat", "x oracle", "x bound", "targets", "requests", "cancels",
-        "kills", "peak", "to 256 s");
-    Map<String, Map<String, Simulation.Result>> results = new LinkedHashMap<>();
-    for (Trace trace : LoadTraces.all()) {
-      Map<String, Simulation.Result> byStrategy = new LinkedHashMap<>();
-      for (var s : strategies().entrySet()) {
-        byStrategy.put(s.getKey(),
-            Simulation.run(trace, CLUSTER, MAX_EXECUTORS, s.getKey(), s.getValue()));
-      }
-      results.put(trace.name(), byStrategy);
-      Simulation.Result stat = byStrategy.get("static");
-      Simulation.Result oracle = byStrategy.get("oracle");
-      for (Simulation.Result r : byStrategy.values()) {
-        System.out.printf(Locale.ROOT, row,
-            trace.name(), r.strategy() + (r.finished() ? "" : "*"), r.makespanMillis() / 1000.0,
-            (double) r.makespanMillis() / stat.makespanMillis(), r.executorSeconds(),
-            (double) r.executorMillis() / stat.executorMillis(),
-            (double) r.executorMillis() / oracle.executorMillis(),
-            (double) r.executorMillis() / r.lowerBoundMillis(), r.targetChanges(), r.requests(),
-            r.cancels(), r.kills(), r.peakExecutors(), r.rampMillis() < 0 ? "-"
-                : String.format(Locale.ROOT, "%.1f", r.rampMillis() / 1000.0));
+    long seed = 1;
+    int seeds = 4;
+    boolean variants = true;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--seed" -> seed = Long.parseLong(args[++i]);
+        case "--seeds" -> seeds = Integer.parseInt(args[++i]);
+        case "--no-variants" -> variants = false;
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
+    List<Trace> traces = LoadTraces.all(seed);
+    List<String> targetLines = new ArrayList<>();
+    for (long latency : START_LATENCIES) {
+      Simulation.ClusterModel cluster = cluster(latency, seed);
+      System.out.printf(Locale.ROOT, "Start latency %d ms +- %d ms (seed %d): queue %d executors"
+          + " (unless the trace says), %d slot(s) each, heartbeat %d ms, tick %d ms,"
+          + " maxExecutors %d.%n", cluster.startLatencyMillis(), cluster.startJitterMillis(),
+          seed, QUEUE_CAPACITY, cluster.slotsPerExecutor(), HEARTBEAT_MILLIS,
+          Simulation.TICK_MILLIS, MAX_EXECUTORS);
+      Table.header();
+      for (Trace trace : traces) {
+        Map<String, Simulation.Result> byStrategy = run(trace, cluster, strategies(cluster));
+        Table.rows(trace, byStrategy);
+        targetLines.add(Targets.line(trace, latency, byStrategy));
+      }
+      System.out.println();
+    }
+    for (Trace trace : traces) {
+      System.out.printf(Locale.ROOT, "%-11s %s; %d tasks, %d job(s), lower bound %.0f"
+          + " executor-s%s%n", trace.name(), trace.description(), trace.tasks(),
+          trace.jobStarts().size(), trace.workMillis() / 1000.0,
+          trace.queueCapacity() > 0 ? ", queue " + trace.queueCapacity() : "");
+    }
+    Table.legend();
     System.out.println();
-    for (Trace trace : LoadTraces.all()) {
-      System.out.printf(Locale.ROOT, "%-7s %s; %d tasks, lower bound %.0f executor-s%n",
-          trace.name(), trace.description(), trace.tasks(),
-          trace.workMillis() / 1000.0 / CLUSTER.slotsPerExecutor());
+    System.out.println("Targets (default; makespan <= 1.03x static, executor-s <= 1.5x oracle and"
+        + " <= exponential, mean job latency <= 1.10x static where jobs arrive over time):");
+    targetLines.forEach(l -> System.out.println("  " + l));
+    if (variants) {
+      System.out.println();
+      Variants.print(traces, seed);
     }
-    System.out.println("(oracle = knows the trace: asks one container start ahead for what the"
-        + " tasks will occupy, releases idle executors at once; bound = task work / slots per"
-        + " executor, no idle slot and no start latency; targets = changes of the declared"
-        + " target; requests = containers asked for; cancels = ungranted requests withdrawn"
-        + " when the target dropped; kills = executors released by the policy;"
-        + " * = cut off unfinished)");
-    System.out.println();
-    printStages(LoadTraces.bursty(), results.get("bursty"));
-    System.out.println();
-    checkTargets(results);
-  }
-
-  /**
-   * Per stage of a barrier job: how long each strategy took from the stage's submission to
-   * running it at full width, and to its completion; the last columns are the differences with
-   * static allocation, i.e. where the makespan goes.
-   */
-  private static void printStages(Trace trace, Map<String, Simulation.Result> byStrategy) {
-    System.out.printf(Locale.ROOT, "%s, per stage: seconds from submission to full width"
-        + " (min(tasks, %d) running) / to completion%n", trace.name(), MAX_EXECUTORS);
-    StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-6s %7s", "stage",
-        "tasks"));
-    for (String strategy : byStrategy.keySet()) {
-      header.append(String.format(Locale.ROOT, " %17s", strategy));
-    }
-    for (String strategy : byStrategy.keySet()) {
-      if (!strategy.equals("static")) {
-        header.append(String.format(Locale.ROOT, " %12s", strategy.substring(0,
-            Math.min(5, strategy.length())) + "-stat"));
-      }
-    }
-    System.out.println(header);
-    Simulation.Result stat = byStrategy.get("static");
-    for (int i = 0; i < trace.stages().size(); i++) {
-      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-6d %7d", i + 1,
-          trace.stages().get(i).taskMillis().length));
-      for (Simulation.Result r : byStrategy.values()) {
-        Simulation.StageTimes t = r.stages().get(i);
-        line.append(String.format(Locale.ROOT, " %8.1f/%8.1f", t.toFullWidthMillis() / 1000.0,
-            t.durationMillis() / 1000.0));
-      }
-      for (Simulation.Result r : byStrategy.values()) {
-        if (r != stat) {
-          line.append(String.format(Locale.ROOT, " %+12.1f", (r.stages().get(i).durationMillis()
-              - stat.stages().get(i).durationMillis()) / 1000.0));
-        }
-      }
-      System.out.println(line);
+    if (seeds > 0) {
+      System.out.println();
+      Targets.overSeeds(seed + 1, seeds);
     }
   }
 
-  private static void checkTargets(Map<String, Map<String, Simulation.Result>> results) {
-    List<String> lines = new ArrayList<>();
-    Map<String, Simulation.Result> bursty = results.get("bursty");
-    Simulation.Result stat = bursty.get("static");
-    for (String strategy : List.of("exponential", "headroom")) {
-      Simulation.Result r = bursty.get(strategy);
-      double es = (double) r.executorMillis() / stat.executorMillis();
-      double ms = (double) r.makespanMillis() / stat.makespanMillis();
-      lines.add(String.format(Locale.ROOT, "%s bursty, %s: executor-s %.3fx static (<= 0.7),"
-          + " makespan %.3fx static (<= 1.05)", es <= 0.7 && ms <= 1.05 ? "MET   " : "MISSED",
-          strategy, es, ms));
+  static Map<String, Simulation.Result> run(Trace trace, Simulation.ClusterModel cluster,
+      Map<String, Function<Simulation.Environment, Simulation.Allocation>> strategies) {
+    Map<String, Simulation.Result> byStrategy = new LinkedHashMap<>();
+    for (var s : strategies.entrySet()) {
+      byStrategy.put(s.getKey(),
+          Simulation.run(trace, cluster, MAX_EXECUTORS, s.getKey(), s.getValue()));
     }
-    Map<String, Simulation.Result> spike = results.get("spike");
-    Simulation.Result exp = spike.get("exponential");
-    Simulation.Result head = spike.get("headroom");
-    if (exp.rampMillis() > 0 && head.rampMillis() > 0) {
-      double speedup = (double) exp.rampMillis() / head.rampMillis();
-      double es = (double) head.executorMillis() / exp.executorMillis();
-      lines.add(String.format(Locale.ROOT, "%s spike, headroom vs exponential: 0 -> 256 in"
-          + " %.1f s vs %.1f s = %.2fx faster (>= 3), executor-s %.3fx (<= 1.05)",
-          speedup >= 3 && es <= 1.05 ? "MET   " : "MISSED", head.rampMillis() / 1000.0,
-          exp.rampMillis() / 1000.0, speedup, es));
-    } else {
-      lines.add("MISSED spike: 256 executors were never reached");
-    }
-    System.out.println("Targets:");
-    lines.forEach(l -> System.out.println("  " + l));
+    return byStrategy;
   }
 }

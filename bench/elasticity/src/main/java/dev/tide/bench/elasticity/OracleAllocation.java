@@ -1,5 +1,6 @@
 package dev.tide.bench.elasticity;
 
+import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.BatchAllocationPolicy.Decision;
 import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.util.ArrayList;
@@ -29,8 +30,8 @@ final class OracleAllocation implements Simulation.Allocation {
   }
 
   @Override
-  public Decision evaluate(long nowMillis, int pendingTasks, int runningTasks,
-      int activeExecutors, List<IdleExecutor> idle) {
+  public Decision evaluate(long nowMillis, BatchAllocationPolicy.Load load) {
+    List<IdleExecutor> idle = load.idle();
     int target = Math.min(maxExecutors, environment.executorsNeededWithin(horizonMillis));
     int surplus = environment.containersHeld() - target;
     List<String> remove = new ArrayList<>();

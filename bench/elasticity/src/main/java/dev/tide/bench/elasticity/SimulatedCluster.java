@@ -29,6 +29,7 @@ final class SimulatedCluster implements ExecutorAllocationClient {
   static final class Container {
     final String executorId;
     final long grantedAtMillis;
+    long readyAtMillis = -1;
     long releasedAtMillis = -1;
 
     Container(String executorId, long grantedAtMillis) {
@@ -39,7 +40,7 @@ final class SimulatedCluster implements ExecutorAllocationClient {
 
   /** Receives executors whose container has started. */
   interface Launches {
-    void containerStarted(String executorId, long readyAtMillis);
+    void containerStarted(Container container, long readyAtMillis);
   }
 
   private final int capacity;
@@ -121,7 +122,8 @@ final class SimulatedCluster implements ExecutorAllocationClient {
       all.add(c);
       long jitter = startJitterMillis == 0 ? 0
           : (long) ((random.nextDouble() * 2 - 1) * startJitterMillis);
-      to.containerStarted(c.executorId, nowMillis + startLatencyMillis + jitter);
+      c.readyAtMillis = nowMillis + startLatencyMillis + jitter;
+      to.containerStarted(c, c.readyAtMillis);
     }
   }
 
@@ -160,5 +162,10 @@ final class SimulatedCluster implements ExecutorAllocationClient {
 
   int containersGranted() {
     return all.size();
+  }
+
+  /** Every container granted in the run, released or not. */
+  List<Container> containers() {
+    return List.copyOf(all);
   }
 }

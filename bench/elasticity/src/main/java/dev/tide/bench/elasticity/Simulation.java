@@ -2,8 +2,12 @@ package dev.tide.bench.elasticity;
 
 import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.BatchAllocationPolicy.Decision;
+import dev.tide.driver.alloc.BatchAllocationPolicy.Load;
 import dev.tide.driver.alloc.ClusterHeadroom;
+import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
+import dev.tide.driver.scheduler.StageOutlook;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +37,25 @@ final class Simulation {
    * {@link BatchAllocationPolicy} ({@code policy::evaluate}) or the {@link OracleAllocation}.
    */
   interface Allocation {
-    Decision evaluate(long nowMillis, int pendingTasks, int runningTasks, int activeExecutors,
-        List<IdleExecutor> idle);
+    Decision evaluate(long nowMillis, Load load);
+
+    /** An executor registered this long after its container was granted. */
+    default void executorStarted(long startLatencyMillis) {}
+  }
+
+  /** Tide's policy as a strategy: fed exactly as the driver feeds it. */
+  static Allocation of(BatchAllocationPolicy policy) {
+    return new Allocation() {
+      @Override
+      public Decision evaluate(long nowMillis, Load load) {
+        return policy.evaluate(nowMillis, load);
+      }
+
+      @Override
+      public void executorStarted(long startLatencyMillis) {
+        policy.executorStarted(startLatencyMillis);
+      }
+    };
   }
 
   /** What a strategy may read from the run: the cluster's headroom and, for the oracle, the future. */
@@ -57,11 +78,24 @@ final class Simulation {
    */
   record Result(String strategy, long makespanMillis, long executorMillis, long lowerBoundMillis,
       int targetChanges, int requests, int cancels, int kills, int containers, int peakExecutors,
-      long rampMillis, boolean finished, List<StageTimes> stages) {
+      long rampMillis, boolean finished, List<StageTimes> stages, Account account,
+      double meanJobLatencyMillis) {
     double executorSeconds() {
       return executorMillis / 1000.0;
     }
   }
+
+  /**
+   * Where the executor time went, in milliseconds; the parts add up to the executor time.
+   *
+   * @param startUpMillis from grant to registration, of executors that ran a task
+   * @param busyMillis with at least one task running
+   * @param idleReusedMillis idle, and a task came later (including registration to first task)
+   * @param idleReleasedMillis idle from the last task to the release (or the run's end)
+   * @param neverUsedMillis whole containers that never ran a task (over-asking)
+   */
+  record Account(long startUpMillis, long busyMillis, long idleReusedMillis,
+      long idleReleasedMillis, long neverUsedMillis) {}
 
   /**
    * When one stage was submitted, first ran at full width (as many tasks running as it has, or
@@ -96,6 +130,14 @@ final class Simulation {
   private final long[] submittedAt;
   private final long[] fullWidthAt;
   private final long[] completedAt;
+  /** Per stage: the index of its job's first stage; run times of finished tasks; starts. */
+  private final int[] jobOf;
+  private final List<List<Long>> finishedPerStage = new ArrayList<>();
+  private final long[][] sortedFinished;
+  private final List<TreeMap<Long, Integer>> startsPerStage = new ArrayList<>();
+  private final long[] firstFinishAt;
+  private final long[] lastFinishAt;
+  private long tasksSubmitted;
   /** End times of the running tasks, with their counts. */
   private final TreeMap<Long, Integer> runningEnds = new TreeMap<>();
   private long seq;
@@ -111,8 +153,9 @@ final class Simulation {
     this.trace = trace;
     this.model = model;
     this.fullWidthTasks = maxExecutors * model.slotsPerExecutor();
-    this.cluster = new SimulatedCluster(model.capacity(), model.startLatencyMillis(),
-        model.startJitterMillis(), model.seed());
+    this.cluster = new SimulatedCluster(
+        trace.queueCapacity() > 0 ? trace.queueCapacity() : model.capacity(),
+        model.startLatencyMillis(), model.startJitterMillis(), model.seed());
     this.scheduler = new SimulatedScheduler(model.slotsPerExecutor());
     int stages = trace.stages().size();
     this.remainingPerStage = new int[stages];
@@ -128,7 +171,15 @@ final class Simulation {
     Arrays.fill(completedAt, -1);
     for (int i = 0; i < stages; i++) {
       remainingPerStage[i] = trace.stages().get(i).taskMillis().length;
+      finishedPerStage.add(new ArrayList<>());
+      startsPerStage.add(new TreeMap<>());
     }
+    this.jobOf = trace.jobOf();
+    this.sortedFinished = new long[stages][];
+    this.firstFinishAt = new long[stages];
+    this.lastFinishAt = new long[stages];
+    Arrays.fill(firstFinishAt, -1);
+    Arrays.fill(lastFinishAt, -1);
     this.stagesLeft = stages;
     this.policy = allocationFactory.apply(new Environment() {
       @Override
@@ -177,14 +228,95 @@ final class Simulation {
     }
     boolean finished = makespan >= 0;
     long end = finished ? makespan : now;
-    List<StageTimes> stageTimes = new java.util.ArrayList<>();
+    List<StageTimes> stageTimes = new ArrayList<>();
     for (int i = 0; i < stages.size(); i++) {
       stageTimes.add(new StageTimes(submittedAt[i], fullWidthAt[i], completedAt[i]));
     }
+    scheduler.endRun(end);
     return new Result(strategy, end, cluster.executorMillis(end),
         trace.workMillis() / model.slotsPerExecutor(), cluster.targetChanges(),
         cluster.requested(), cluster.cancelled(), cluster.killed(), cluster.containersGranted(),
-        peak, rampMillis, finished, List.copyOf(stageTimes));
+        peak, rampMillis, finished, List.copyOf(stageTimes), account(end),
+        meanJobLatency(end));
+  }
+
+  /** Splits every container's time from grant to release (or {@code end}). */
+  private Account account(long end) {
+    long startUp = 0;
+    long busy = 0;
+    long reused = 0;
+    long released = 0;
+    long never = 0;
+    for (SimulatedCluster.Container c : cluster.containers()) {
+      long until = c.releasedAtMillis < 0 ? end : Math.min(c.releasedAtMillis, end);
+      long total = Math.max(0, until - c.grantedAtMillis);
+      SimulatedScheduler.Usage u = scheduler.usage(c.executorId);
+      if (u == null || !u.used) {
+        never += total;
+        continue;
+      }
+      startUp += c.readyAtMillis - c.grantedAtMillis;
+      busy += u.busyMillis;
+      reused += u.idleThenReusedMillis;
+      released += total - (c.readyAtMillis - c.grantedAtMillis) - u.busyMillis
+          - u.idleThenReusedMillis;
+    }
+    return new Account(startUp, busy, reused, released, never);
+  }
+
+  /** Mean time from a job's arrival to its last stage's completion (unfinished: to end). */
+  private double meanJobLatency(long end) {
+    List<Integer> starts = trace.jobStarts();
+    double sum = 0;
+    for (int j = 0; j < starts.size(); j++) {
+      int first = starts.get(j);
+      int last = j + 1 < starts.size() ? starts.get(j + 1) - 1 : jobOf.length - 1;
+      long done = completedAt[last] < 0 ? end : completedAt[last];
+      sum += done - trace.stages().get(first).releaseAtMillis();
+    }
+    return sum / starts.size();
+  }
+
+  /**
+   * What the driver of each running job knows of its stages, as the real scheduler reports it
+   * ({@code JobScheduler#stageOutlook}): the stages not complete of every job that has started,
+   * each behind the previous stage of its job.
+   */
+  private DemandForecast.Forecast forecast(int activeExecutors) {
+    List<StageOutlook> outlook = new ArrayList<>();
+    for (int i = 0; i < remainingPerStage.length; i++) {
+      if (completedAt[i] >= 0 || !released[jobOf[i]]) {
+        continue;
+      }
+      List<Integer> parents = i > jobOf[i] ? List.of(i - 1) : List.of();
+      TreeMap<Long, Integer> starts = startsPerStage.get(i);
+      long[] elapsed = new long[runningPerStage[i]];
+      int k = 0;
+      for (Map.Entry<Long, Integer> e : starts.entrySet()) {
+        for (int c = 0; c < e.getValue(); c++) {
+          elapsed[k++] = now - e.getKey();
+        }
+      }
+      outlook.add(new StageOutlook(i, parents, trace.stages().get(i).taskMillis().length,
+          released[i], false, pendingPerStage[i], elapsed, finishedAscending(i),
+          firstFinishAt[i] < 0 ? -1 : now - firstFinishAt[i],
+          lastFinishAt[i] < 0 ? -1 : now - lastFinishAt[i]));
+    }
+    return DemandForecast.of(outlook, model.slotsPerExecutor(), activeExecutors);
+  }
+
+  private long[] finishedAscending(int stage) {
+    List<Long> finished = finishedPerStage.get(stage);
+    long[] sorted = sortedFinished[stage];
+    if (sorted == null || sorted.length != finished.size()) {
+      sorted = new long[finished.size()];
+      for (int i = 0; i < sorted.length; i++) {
+        sorted[i] = finished.get(i);
+      }
+      Arrays.sort(sorted);
+      sortedFinished[stage] = sorted;
+    }
+    return sorted;
   }
 
   /**
@@ -237,8 +369,9 @@ final class Simulation {
   /** The driver's tick: evaluate, declare the target when it changed, kill what the policy chose. */
   private void policyTick() {
     List<IdleExecutor> idle = scheduler.idleExecutors();
-    Decision d = policy.evaluate(now, scheduler.pendingTasks(),
-        scheduler.runningTasks(), scheduler.activeExecutors(), idle);
+    int active = scheduler.activeExecutors();
+    Decision d = policy.evaluate(now, new Load(scheduler.pendingTasks(),
+        scheduler.runningTasks(), active, idle, forecast(active), tasksSubmitted));
     if (d.targetExecutors() != lastTarget) {
       lastTarget = d.targetExecutors();
       cluster.requestTotalExecutors(lastTarget, 0, Map.of());
@@ -254,7 +387,10 @@ final class Simulation {
   }
 
   private void heartbeat() {
-    cluster.heartbeat((id, readyAt) -> at(readyAt, () -> executorReady(id)));
+    cluster.heartbeat((container, readyAt) -> at(readyAt, () -> {
+      policy.executorStarted(readyAt - container.grantedAtMillis);
+      executorReady(container.executorId);
+    }));
     at(now + model.heartbeatMillis(), this::heartbeat);
   }
 
@@ -276,6 +412,7 @@ final class Simulation {
   private void release(int stage) {
     long[] tasks = trace.stages().get(stage).taskMillis();
     scheduler.submit(stage, tasks);
+    tasksSubmitted += tasks.length;
     released[stage] = true;
     submittedAt[stage] = now;
     pendingPerStage[stage] += tasks.length;
@@ -287,9 +424,10 @@ final class Simulation {
   }
 
   private void startTasks() {
-    for (SimulatedScheduler.Start s : scheduler.assign()) {
+    for (SimulatedScheduler.Start s : scheduler.assign(now)) {
       long end = now + s.durationMillis();
       int stage = s.stage();
+      startsPerStage.get(stage).merge(now, 1, Integer::sum);
       pendingPerStage[stage]--;
       runningPerStage[stage]++;
       lastEndPerStage[stage] = Math.max(lastEndPerStage[stage], end);
@@ -298,12 +436,19 @@ final class Simulation {
       if (fullWidthAt[stage] < 0 && runningPerStage[stage] >= width) {
         fullWidthAt[stage] = now;
       }
-      at(end, () -> taskFinished(s));
+      long startedAt = now;
+      at(end, () -> taskFinished(s, startedAt));
     }
   }
 
-  private void taskFinished(SimulatedScheduler.Start s) {
+  private void taskFinished(SimulatedScheduler.Start s, long startedAt) {
     scheduler.taskFinished(s.executorId(), now);
+    startsPerStage.get(s.stage()).merge(startedAt, -1, (a, b) -> a + b == 0 ? null : a + b);
+    finishedPerStage.get(s.stage()).add(now - startedAt);
+    if (firstFinishAt[s.stage()] < 0) {
+      firstFinishAt[s.stage()] = now;
+    }
+    lastFinishAt[s.stage()] = now;
     runningPerStage[s.stage()]--;
     runningEnds.merge(now, -1, (a, b) -> a + b == 0 ? null : a + b);
     if (--remainingPerStage[s.stage()] == 0) {

@@ -1,0 +1,211 @@
+package dev.tide.driver.alloc;
+
+import dev.tide.driver.scheduler.StageOutlook;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * What the running plan's DAG says about demand to come, estimated from the run times of
+ * finished tasks: how long a pending task will take, and which stages become runnable when.
+ * The batch policy's backlog ramp and lookahead read it (DESIGN.md "Allocation policy (batch)").
+ *
+ * <p>Estimates, all from a stage's own finished tasks (another stage's tasks say little about
+ * this one's):
+ * <ul>
+ *   <li>A pending task takes the mean run time of its stage's finished tasks. While none has
+ *       finished, only a lower bound is known: as long as its stage's longest running task has
+ *       run so far.</li>
+ *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
+ *       finished run times {@code d > e}. When some have outrun every finished task, the stage's
+ *       tail is timed instead, as the longest of: its {@code r} running tasks times the mean
+ *       interval between its finishes so far; {@code e x (mean / median - 1)} of its finished
+ *       run times (a heavy tail, where the mean is well above the median, means a task that
+ *       has run long will run about as long again; a light one means it ends soon); and the
+ *       time since its last finish (a stage quiet for {@code q} is likely to stay quiet about as
+ *       long again). With fewer than two finished tasks in its stage, its end is not
+ *       known.</li>
+ *   <li>A stage ends when its last running task does, or, with tasks pending, after
+ *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
+ *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
+ *       parent ends. Stages further ahead are known to exist, not when they come.</li>
+ * </ul>
+ * Pure and stateless.
+ */
+public final class DemandForecast {
+  /** A time or duration not known yet. */
+  public static final long UNKNOWN = -1;
+
+  private DemandForecast() {}
+
+  /**
+   * A stage whose parents are all submitted and which is not runnable yet.
+   *
+   * @param runnableInMillis estimated time until it is runnable, or {@link #UNKNOWN}
+   */
+  public record UpcomingStage(int stageId, int tasks, long runnableInMillis) {
+    /** Whether it is expected to be runnable within {@code millis} from now. */
+    public boolean runnableWithin(long millis) {
+      return runnableInMillis != UNKNOWN && runnableInMillis <= millis;
+    }
+
+    /** Whether it may be runnable within {@code millis}: expected to, or not known when. */
+    public boolean mayBeRunnableWithin(long millis) {
+      return runnableInMillis == UNKNOWN || runnableInMillis <= millis;
+    }
+  }
+
+  /**
+   * The forecast at one moment.
+   *
+   * @param taskMillis expected run time of a pending task (weighted by the pending tasks of
+   *     each stage with a finished task), or {@link #UNKNOWN}
+   * @param taskMillisAtLeast for pending tasks of stages with no finished task: how long their
+   *     longest running task has run (0 if none runs)
+   * @param upcoming the stages next in line
+   * @param moreStages whether the plan has stages not submitted yet (the driver knows what
+   *     comes after the running stages)
+   */
+  public record Forecast(long taskMillis, long taskMillisAtLeast, List<UpcomingStage> upcoming,
+      boolean moreStages) {
+    /** Nothing known: no durations, no stages ahead (a client that does not forecast). */
+    public static final Forecast NONE = new Forecast(UNKNOWN, 0, List.of(), false);
+
+    public Forecast {
+      upcoming = List.copyOf(upcoming);
+    }
+
+    /** The known run time of a pending task, else its lower bound, else 0. */
+    public long taskMillisOrLowerBound() {
+      return taskMillis != UNKNOWN ? taskMillis : taskMillisAtLeast;
+    }
+
+    /** Tasks of the upcoming stages expected to be runnable within {@code millis}. */
+    public long tasksRunnableWithin(long millis) {
+      return tasksOf(s -> s.runnableWithin(millis));
+    }
+
+    /** Tasks of the upcoming stages that may be runnable within {@code millis} (or unknown). */
+    public long tasksMaybeRunnableWithin(long millis) {
+      return tasksOf(s -> s.mayBeRunnableWithin(millis));
+    }
+
+    private long tasksOf(Predicate<UpcomingStage> which) {
+      return upcoming.stream().filter(which).mapToLong(UpcomingStage::tasks).sum();
+    }
+  }
+
+  /**
+   * @param stages the running plan's stages that are not complete, and their parents
+   * @param slotsPerExecutor task slots of one executor
+   * @param activeExecutors executors that take tasks now
+   */
+  public static Forecast of(List<StageOutlook> stages, int slotsPerExecutor,
+      int activeExecutors) {
+    Map<Integer, StageOutlook> byId = new HashMap<>();
+    for (StageOutlook s : stages) {
+      byId.put(s.id(), s);
+    }
+    Map<Integer, Long> endIn = new HashMap<>();
+    double pendingWork = 0;
+    long pendingKnown = 0;
+    long atLeast = 0;
+    List<UpcomingStage> upcoming = new ArrayList<>();
+    boolean more = false;
+    for (StageOutlook s : stages) {
+      if (s.submitted() && !s.complete() && s.pendingTasks() > 0) {
+        long[] finished = s.finishedMillis();
+        if (finished.length > 0) {
+          pendingWork += Arrays.stream(finished).average().orElseThrow() * s.pendingTasks();
+          pendingKnown += s.pendingTasks();
+        } else {
+          atLeast = Math.max(atLeast, Arrays.stream(s.runningElapsedMillis()).max().orElse(0));
+        }
+      }
+      if (s.submitted()) {
+        continue;
+      }
+      more = true;
+      long runnableIn = 0;
+      boolean parentsSubmitted = true;
+      for (int parentId : s.parents()) {
+        StageOutlook parent = byId.get(parentId);
+        if (parent == null || parent.complete()) {
+          continue; // done: its output exists
+        }
+        if (!parent.submitted()) {
+          parentsSubmitted = false;
+          break;
+        }
+        long end = endIn.computeIfAbsent(parentId,
+            id -> endInMillis(parent, slotsPerExecutor, activeExecutors));
+        runnableIn = end == UNKNOWN || runnableIn == UNKNOWN ? UNKNOWN
+            : Math.max(runnableIn, end);
+      }
+      if (parentsSubmitted) {
+        upcoming.add(new UpcomingStage(s.id(), s.tasks(), runnableIn));
+      }
+    }
+    long taskMillis = pendingKnown == 0 ? UNKNOWN : Math.round(pendingWork / pendingKnown);
+    return new Forecast(taskMillis, atLeast, upcoming, more);
+  }
+
+  /** Time until the stage's last task ends, or {@link #UNKNOWN}. */
+  static long endInMillis(StageOutlook s, int slotsPerExecutor, int activeExecutors) {
+    long[] finished = s.finishedMillis();
+    if (finished.length < 2) {
+      return UNKNOWN;
+    }
+    long[] suffixSum = new long[finished.length + 1];
+    for (int i = finished.length - 1; i >= 0; i--) {
+      suffixSum[i] = suffixSum[i + 1] + finished[i];
+    }
+    long end = 0;
+    boolean outrun = false;
+    long[] running = s.runningElapsedMillis();
+    for (long elapsed : running) {
+      int longer = firstAbove(finished, elapsed);
+      if (longer < finished.length) {
+        long count = finished.length - longer;
+        end = Math.max(end, suffixSum[longer] / count - elapsed);
+      } else {
+        outrun = true;
+      }
+    }
+    if (outrun) {
+      long meanInterval = (s.firstFinishAgoMillis() - s.lastFinishAgoMillis())
+          / (finished.length - 1);
+      double mean = (double) suffixSum[0] / finished.length;
+      double median = finished[finished.length / 2];
+      double tailWeight = Math.max(0, mean / Math.max(1, median) - 1);
+      long longest = Arrays.stream(running).max().orElse(0);
+      end = Math.max(end, Math.max(running.length * meanInterval, s.lastFinishAgoMillis()));
+      end = Math.max(end, Math.round(longest * tailWeight));
+    }
+    if (s.pendingTasks() > 0) {
+      long mean = suffixSum[0] / finished.length;
+      long slots = (long) slotsPerExecutor * Math.max(1, activeExecutors);
+      long rounds = (s.pendingTasks() + slots - 1) / slots;
+      end = Math.max(end, rounds * mean);
+    }
+    return end;
+  }
+
+  /** Index of the first element above {@code value} in an ascending array. */
+  private static int firstAbove(long[] ascending, long value) {
+    int lo = 0;
+    int hi = ascending.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (ascending[mid] <= value) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+}

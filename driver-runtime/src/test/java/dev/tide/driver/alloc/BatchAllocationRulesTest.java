@@ -1,0 +1,287 @@
+package dev.tide.driver.alloc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.alloc.AllocationSettings.RampUpMode;
+import dev.tide.driver.alloc.AllocationSettings.Rules;
+import dev.tide.driver.alloc.BatchAllocationPolicy.Decision;
+import dev.tide.driver.alloc.BatchAllocationPolicy.Load;
+import dev.tide.driver.alloc.DemandForecast.Forecast;
+import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
+import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules of issue 15, each on its own (the others off), on a manual clock with the driver's
+ * 100 ms tick: what the policy asks for and which executors it lets go.
+ */
+class BatchAllocationRulesTest {
+  private static final long TICK = 100;
+  private static final Rules NONE = Rules.NONE;
+  private final ManualClock clock = new ManualClock(0);
+  /** The queue's headroom as the allocator would report it. */
+  private int grantable = 100;
+
+  private BatchAllocationPolicy policy(Rules rules, RampUpMode ramp, int initial,
+      long startLatencyMillis) {
+    AllocationSettings s = AllocationSettings.classic(0, 1000, 1).withRules(rules)
+        .withRampUp(ramp).withInitialExecutors(initial);
+    BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> grantable);
+    p.executorStarted(startLatencyMillis);
+    return p;
+  }
+
+  private static Load load(int pending, int running, int active, List<IdleExecutor> idle,
+      Forecast forecast) {
+    return new Load(pending, running, active, idle, forecast, 0);
+  }
+
+  private static Forecast taskMillis(long millis) {
+    return new Forecast(millis, 0, List.of(), false);
+  }
+
+  private static Forecast nextStage(int tasks, long runnableInMillis) {
+    return new Forecast(DemandForecast.UNKNOWN, 0,
+        List.of(new UpcomingStage(7, tasks, runnableInMillis)), true);
+  }
+
+  private static List<IdleExecutor> idle(int count, long sinceMillis) {
+    List<IdleExecutor> idle = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      idle.add(new IdleExecutor("idle-" + i, sinceMillis));
+    }
+    return idle;
+  }
+
+  /** Evaluates every tick until {@code untilMillis}; returns the last decision. */
+  private Decision tickUntil(BatchAllocationPolicy p, long untilMillis, Load load) {
+    Decision d = p.evaluate(clock.getAsLong(), load);
+    while (clock.getAsLong() < untilMillis) {
+      d = p.evaluate(clock.advance(TICK), load);
+    }
+    return d;
+  }
+
+  // --- the first request without the fixed backlog timeout
+
+  @Test
+  void aBacklogThatOutlastsAStartIsAskedForAtOnceInsteadOfAfterTheBacklogTimeout() {
+    Rules immediate = new Rules(false, false, false, true);
+    // 10 executors run 5 s tasks; 500 more wait: they take 250 s there, far beyond a 2 s start.
+    Load backlog = load(500, 10, 10, List.of(), taskMillis(5_000));
+    assertEquals(110, policy(immediate, RampUpMode.BACKLOG, 10, 2_000)
+        .evaluate(0, backlog).targetExecutors(), "10 there + the 100 the queue can grant");
+
+    BatchAllocationPolicy waits = policy(NONE, RampUpMode.BACKLOG, 10, 2_000);
+    assertEquals(10, tickUntil(waits, 900, backlog).targetExecutors());
+    assertEquals(110, tickUntil(waits, 1_000, backlog).targetExecutors());
+  }
+
+  @Test
+  void withNoExecutorAtAllTheFirstRequestGoesOutAtOnceEvenBeforeATaskRan() {
+    Rules immediate = new Rules(false, false, false, true);
+    Load cold = load(40, 0, 0, List.of(), Forecast.NONE);
+    assertEquals(40, policy(immediate, RampUpMode.BACKLOG, 0, 2_000).evaluate(0, cold)
+        .targetExecutors(), "what the 40 tasks need (the queue could grant 100)");
+  }
+
+  // --- the backlog ramp
+
+  @Test
+  void theBacklogRampAsksInOneStepForWhatTheQueueCanGrant() {
+    grantable = 30;
+    BatchAllocationPolicy p = policy(NONE, RampUpMode.BACKLOG, 10, 2_000);
+    Load backlog = load(500, 10, 10, List.of(), taskMillis(5_000));
+    assertEquals(40, tickUntil(p, 1_000, backlog).targetExecutors(), "10 + headroom 30");
+  }
+
+  @Test
+  void tinyTasksThatTheExecutorsThereRunBeforeAStartGetNoNewExecutors() {
+    BatchAllocationPolicy p = policy(NONE, RampUpMode.BACKLOG, 10, 2_000);
+    // 10 executors run 50 tasks of 200 ms in 1 s: gone before a 2 s start.
+    Load tiny = load(50, 10, 10, List.of(), taskMillis(200));
+    assertEquals(10, tickUntil(p, 1_900, tiny).targetExecutors());
+    // Still pending a backlog period later: it did not drain as expected, so ask now.
+    assertEquals(60, tickUntil(p, 2_000, tiny).targetExecutors(), "what 60 tasks need");
+  }
+
+  @Test
+  void withNoRunTimeKnownYetTheFirstPointAsksForWhatTheQueueCanGrant() {
+    BatchAllocationPolicy p = policy(NONE, RampUpMode.BACKLOG, 10, 2_000);
+    // A new stage's tasks started on 10 warm executors; none finished: no sign they are short.
+    Load fresh = load(500, 10, 10, List.of(), Forecast.NONE);
+    assertEquals(10, tickUntil(p, 900, fresh).targetExecutors());
+    assertEquals(110, tickUntil(p, 1_000, fresh).targetExecutors());
+  }
+
+  @Test
+  void aLowerBoundOnTheRunTimeIsEnoughToAskAtOnce() {
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true), RampUpMode.BACKLOG,
+        10, 2_000);
+    // No task finished, but one has run 1 s: 500 tasks take at least 50 s on 10 executors.
+    Load running = load(500, 10, 10, List.of(), new Forecast(DemandForecast.UNKNOWN, 1_000,
+        List.of(), false));
+    assertEquals(110, p.evaluate(0, running).targetExecutors());
+  }
+
+  @Test
+  void arrivalsThatKeepEverySlotBusyMeanTheBacklogNeverDrains() {
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true), RampUpMode.BACKLOG,
+        10, 2_000);
+    // Same 50 tiny tasks, but 60 new tasks a second arrive while 10 executors run 50 a second.
+    long submitted = 0;
+    Decision d = null;
+    for (long t = 0; t <= 1_000; t += TICK) {
+      d = p.evaluate(clock.getAsLong(), new Load(50, 10, 10, List.of(), taskMillis(200),
+          submitted));
+      submitted += 6;
+      clock.advance(TICK);
+    }
+    assertEquals(60, d.targetExecutors());
+  }
+
+  // --- lookahead
+
+  @Test
+  void executorsForAWideStageAreAskedForOneStartBeforeItBecomesRunnable() {
+    Rules lookahead = new Rules(false, false, true, false);
+    BatchAllocationPolicy p = policy(lookahead, RampUpMode.BACKLOG, 5, 2_000);
+    // 5 tasks run, no backlog; a stage of 200 tasks is due in 30 s: nothing yet.
+    assertEquals(5, p.evaluate(0, load(0, 5, 5, List.of(), nextStage(200, 30_000)))
+        .targetExecutors());
+    // Due within one start (2 s + the request's slack): its executors are asked for now.
+    assertEquals(200, p.evaluate(100, load(0, 5, 5, List.of(), nextStage(200, 2_400)))
+        .targetExecutors());
+    // Without the rule the policy waits for the stage's backlog.
+    assertEquals(5, policy(NONE, RampUpMode.BACKLOG, 5, 2_000)
+        .evaluate(0, load(0, 5, 5, List.of(), nextStage(200, 2_400))).targetExecutors());
+  }
+
+  @Test
+  void idleExecutorsAreKeptForAStageDueWithinTwoStartsAndReleasedForOneDueLater() {
+    Rules rules = new Rules(false, true, true, false);
+    // 10 executors: 5 run the narrow stage's tasks, 5 are idle; the next stage has 10 tasks.
+    BatchAllocationPolicy soon = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    Decision kept = soon.evaluate(0, load(0, 5, 10, idle(5, 0), nextStage(10, 4_000)));
+    assertEquals(List.of(), kept.executorsToRemove(), "due in 4 s, within 2 x 2 s + slack");
+
+    BatchAllocationPolicy late = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    Decision released = late.evaluate(0, load(0, 5, 10, idle(5, 0), nextStage(10, 30_000)));
+    assertEquals(5, released.targetExecutors());
+    assertEquals(5, released.executorsToRemove().size(), "due in 30 s: let go at once");
+  }
+
+  @Test
+  void executorsKeptForAForecastThatDoesNotComeGoAfterTwoStartsAndItIsNotForeseenAgain() {
+    Rules rules = new Rules(false, true, true, false);
+    BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    // The forecast keeps saying "in 4 s" (a straggler the estimate cannot see through).
+    Load stuck = load(0, 5, 10, idle(5, 0), nextStage(10, 4_000));
+    assertEquals(List.of(), tickUntil(p, 4_400, stuck).executorsToRemove());
+    assertEquals(5, tickUntil(p, 4_500, stuck).executorsToRemove().size(),
+        "idle 2 x 2 s + 0.5 s: as long as a new start would have cost");
+    // The same stage now said to be due in 1 s: not trusted again, no request for it.
+    assertEquals(5, p.evaluate(clock.advance(TICK), load(0, 5, 5, List.of(),
+        nextStage(10, 1_000))).targetExecutors());
+  }
+
+  // --- early release
+
+  @Test
+  void withNoTaskPendingAndMoreStagesAheadIdleExecutorsGoAtOnce() {
+    Rules early = new Rules(false, true, false, false);
+    Forecast moreStages = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), true);
+    Decision d = policy(early, RampUpMode.BACKLOG, 6, 2_000)
+        .evaluate(0, load(0, 2, 6, idle(4, 0), moreStages));
+    assertEquals(4, d.executorsToRemove().size());
+
+    // At the plan's last stage nothing further is known: the idle timeout (60 s) decides.
+    BatchAllocationPolicy last = policy(early, RampUpMode.BACKLOG, 6, 2_000);
+    Load lastStage = load(0, 2, 6, idle(4, 0), Forecast.NONE);
+    assertEquals(List.of(), tickUntil(last, 59_900, lastStage).executorsToRemove());
+    assertEquals(4, tickUntil(last, 60_000, lastStage).executorsToRemove().size());
+
+    // Without the rule, the idle timeout decides even with stages ahead.
+    BatchAllocationPolicy off = policy(NONE, RampUpMode.BACKLOG, 6, 2_000);
+    assertEquals(List.of(), off.evaluate(0, load(0, 2, 6, idle(4, 0), moreStages))
+        .executorsToRemove());
+  }
+
+  // --- the adaptive idle timeout
+
+  @Test
+  void beforeAnyIdleGapIsSeenTheTimeoutIsTwiceTheMeasuredStartLatency() {
+    Rules adaptive = new Rules(true, false, false, false);
+    assertEquals(4_000, policy(adaptive, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis());
+    assertEquals(20_000, policy(adaptive, RampUpMode.BACKLOG, 0, 10_000).idleTimeoutMillis());
+    assertEquals(60_000, policy(NONE, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis(),
+        "the configured executorIdleTimeout without the rule");
+  }
+
+  @Test
+  void releasedExecutorsNeverNeededAgainBringTheTimeoutToZero() {
+    BatchAllocationPolicy p = policy(new Rules(true, false, false, false),
+        RampUpMode.BACKLOG, 4, 2_000);
+    Load quiet = load(0, 0, 4, idle(4, 0), Forecast.NONE);
+    assertEquals(4, tickUntil(p, 4_000, quiet).executorsToRemove().size(), "after 2 x 2 s");
+    tickUntil(p, 70_000, load(0, 0, 0, List.of(), Forecast.NONE));
+    assertEquals(0, p.idleTimeoutMillis(), "a minute passed and none was needed again");
+  }
+
+  @Test
+  void gapsShorterThanWhatAStartCostsAreBridgedAndLongerOnesAreNot() {
+    // An executor sits idle 6 s between jobs, again and again.
+    long bridging = timeoutAfterIdleGapsOf(6_000, 5_000);
+    // Seen at the first tick after the task came: within one tick above the gap.
+    assertTrue(bridging >= 6_000 && bridging <= 6_000 + TICK, "a 5 s start costs 10 s: "
+        + bridging);
+    assertEquals(0, timeoutAfterIdleGapsOf(6_000, 2_000), "a 2 s start costs only 4 s");
+  }
+
+  /**
+   * One executor, idle for {@code gapMillis} between one-task jobs, three times, as the driver
+   * would report it: released when the policy says so, and asked for again (the first request
+   * at once) when the next job's task waits.
+   */
+  private long timeoutAfterIdleGapsOf(long gapMillis, long startLatencyMillis) {
+    ManualClock local = new ManualClock(0);
+    AllocationSettings s = AllocationSettings.classic(0, 1000, 1)
+        .withRules(new Rules(true, false, false, true)).withInitialExecutors(1)
+        .withIdleTimeouts(600_000, 600_000);
+    BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> 0);
+    p.executorStarted(startLatencyMillis);
+    String executor = "e0";
+    boolean present = true;
+    for (int round = 1; round <= 3; round++) {
+      long idleSince = local.getAsLong();
+      while (local.getAsLong() - idleSince < gapMillis) {
+        List<IdleExecutor> idle = present ? List.of(new IdleExecutor(executor, idleSince))
+            : List.of();
+        Decision d = p.evaluate(local.advance(TICK), load(0, 0, present ? 1 : 0, idle,
+            Forecast.NONE));
+        present &= !d.executorsToRemove().contains(executor);
+      }
+      if (!present) {
+        assertEquals(1, p.evaluate(local.advance(TICK), load(1, 0, 0, List.of(),
+            Forecast.NONE)).targetExecutors(), "asked for again");
+        executor = "e" + round;
+        present = true;
+      }
+      p.evaluate(local.advance(TICK), load(0, 1, 1, List.of(), Forecast.NONE)); // it runs
+    }
+    return p.idleTimeoutMillis();
+  }
+
+  @Test
+  void theStartLatencyPlannedWithIsTheUpperQuartileOfTheLastStarts() {
+    BatchAllocationPolicy p = policy(NONE, RampUpMode.BACKLOG, 0, 1_000);
+    p.executorStarted(4_000);
+    p.executorStarted(2_000);
+    p.executorStarted(3_000);
+    assertEquals(3_000, p.startLatencyMillis());
+    assertTrue(new StartLatency().millis() > 0, "an assumed latency before any start");
+  }
+}

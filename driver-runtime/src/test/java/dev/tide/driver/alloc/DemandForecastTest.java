@@ -1,0 +1,91 @@
+package dev.tide.driver.alloc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.alloc.DemandForecast.Forecast;
+import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
+import dev.tide.driver.scheduler.StageOutlook;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The lookahead's estimates from finished tasks, on hand-written stage snapshots. */
+class DemandForecastTest {
+  private static final long[] NONE = {};
+
+  private static StageOutlook running(int id, int pending, long[] elapsed, long[] finished,
+      long firstFinishAgo, long lastFinishAgo) {
+    return new StageOutlook(id, List.of(), 100, true, false, pending, elapsed, finished,
+        firstFinishAgo, lastFinishAgo);
+  }
+
+  private static StageOutlook next(int id, int parent, int tasks) {
+    return new StageOutlook(id, List.of(parent), tasks, false, false, 0, NONE, NONE, -1, -1);
+  }
+
+  @Test
+  void aPendingTaskTakesTheMeanOfItsStagesFinishedTasks() {
+    Forecast f = DemandForecast.of(List.of(running(0, 10, NONE, new long[] {1_000, 3_000},
+        5_000, 1_000)), 1, 4);
+    assertEquals(2_000, f.taskMillis());
+  }
+
+  @Test
+  void beforeAnyTaskFinishedTheLongestRunningOneIsALowerBound() {
+    Forecast f = DemandForecast.of(List.of(running(0, 10, new long[] {500, 800}, NONE,
+        -1, -1)), 1, 2);
+    assertEquals(DemandForecast.UNKNOWN, f.taskMillis());
+    assertEquals(800, f.taskMillisAtLeast());
+    assertEquals(800, f.taskMillisOrLowerBound());
+    assertEquals(0, DemandForecast.of(List.of(running(0, 10, NONE, NONE, -1, -1)), 1, 0)
+        .taskMillisOrLowerBound());
+  }
+
+  @Test
+  void theNextStageIsRunnableWhenItsParentsLastRunningTaskIsExpectedToEnd() {
+    // A task that has run 1 s, in a stage whose tasks took 2, 4 and 6 s: those longer than
+    // 1 s took 4 s on average, so 3 s are left.
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, new long[] {1_000}, new long[] {2_000, 4_000, 6_000}, 6_000, 1_000),
+        next(1, 0, 300)), 1, 1);
+    assertEquals(List.of(new UpcomingStage(1, 300, 3_000)), f.upcoming());
+    assertTrue(f.moreStages());
+    assertEquals(300, f.tasksRunnableWithin(3_000));
+    assertEquals(0, f.tasksRunnableWithin(2_999));
+  }
+
+  @Test
+  void withFewerThanTwoFinishedTasksTheParentsEndIsNotKnown() {
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, new long[] {1_000}, new long[] {2_000}, 1_000, 1_000),
+        next(1, 0, 300)), 1, 1);
+    assertEquals(DemandForecast.UNKNOWN, f.upcoming().get(0).runnableInMillis());
+    assertEquals(0, f.tasksRunnableWithin(Long.MAX_VALUE - 1));
+  }
+
+  @Test
+  void tasksThatOutranALightTailEndSoonAndThoseOfAHeavyTailRunAsLongAgain() {
+    // Light: every task took 1 s; one has run 1.5 s. Finishes came every 1 s, the last 1 s ago.
+    Forecast light = DemandForecast.of(List.of(
+        running(0, 0, new long[] {1_500}, new long[] {1_000, 1_000, 1_000}, 3_000, 1_000),
+        next(1, 0, 50)), 1, 1);
+    assertEquals(1_000, light.upcoming().get(0).runnableInMillis());
+    // Heavy: median 1 s, mean 4 s (mean / median - 1 = 3); one has run 20 s: 60 s left.
+    Forecast heavy = DemandForecast.of(List.of(
+        running(0, 0, new long[] {20_000}, new long[] {1_000, 1_000, 10_000}, 15_000, 10_000),
+        next(1, 0, 50)), 1, 1);
+    assertEquals(60_000, heavy.upcoming().get(0).runnableInMillis());
+  }
+
+  @Test
+  void stagesFurtherAheadAreKnownToExistButNotWhenTheyCome() {
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 5, NONE, new long[] {1_000, 1_000}, 2_000, 1_000), next(1, 0, 10),
+        next(2, 1, 10)), 1, 1);
+    assertEquals(1, f.upcoming().size(), "only the stage whose parents are all submitted");
+    assertTrue(f.moreStages());
+    assertFalse(DemandForecast.of(List.of(running(0, 5, NONE, NONE, -1, -1)), 1, 1)
+        .moreStages());
+  }
+}
