@@ -32,7 +32,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
  * otherwise.
  */
 public final class MrCompareBench {
-  private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+  private static final Duration RUN_TIMEOUT = Duration.ofMinutes(45);
   private static final long SEED = 20;
 
   private MrCompareBench() {}
