@@ -197,7 +197,7 @@ public final class ApplicationMaster {
         executorRequests(executorResource, nodeNamesIncludePort),
         new ExitStatusClassifier(executorMemoryMb, overheadMb),
         new YarnAllocator.Settings(executorResource,
-            TideOptions.EXECUTOR_MAX_FAILURES.get(conf),
+            MaxExecutorFailures.fromConf(conf),
             AmOptions.FAILURES_VALIDITY_INTERVAL.get(conf),
             AmOptions.MAX_FAILURES_PER_HOST.get(conf),
             AmOptions.HOST_EXCLUSION_TIMEOUT.get(conf),
