@@ -8,7 +8,7 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
  * The classification of DESIGN.md "Container outcome": containers released by the AM and
  * containers YARN took away (PREEMPTED, KILLED_BY_RESOURCEMANAGER, KILLED_AFTER_APP_COMPLETION,
  * ABORTED, DISKS_FAILED) are not failures; containers that exceeded their memory (killed by YARN
- * for physical or virtual memory, -104 / -105, or the executor's own exit
+ * for physical or virtual memory, -104 / -103, or the executor's own exit
  * {@value #EXECUTOR_OUT_OF_MEMORY} after a task ran out of heap) are failures, but not against
  * their node ({@link ContainerOutcome#againstNode()}), and the diagnostics name the setting to
  * raise; every other exit status is an executor failure against its node.
