@@ -816,25 +816,27 @@ class YarnAllocatorTest {
    */
   @Test
   void onItsThreadAnErrorAbortsTheApplicationAndReleasesTheContainers() {
-    startThread(3);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container a = containers.container("node1", EXECUTOR);
-    Container b = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
+    List<ContainerId> running = startThreadWithTwoExecutors();
 
     amrm.failNextHeartbeatWith = "'java.util.List org.apache.hadoop.yarn.api.protocolrecords"
         + ".AllocateResponse.getUpdatedContainers()'";
     await("aborted", () -> driver.aborts.size() == 1);
     assertTrue(driver.aborts.get(0).startsWith("the YARN allocator failed:"
         + " java.lang.NoSuchMethodError: 'java.util.List"), driver.aborts::toString);
-    await("both containers released", () -> amrm.released.equals(Set.of(a.getId(),
-        b.getId())));
+    await("both containers released", () -> amrm.released.equals(Set.copyOf(running)));
   }
 
   @Test
   void stopReleasesEveryContainer() throws Exception {
+    List<ContainerId> running = startThreadWithTwoExecutors();
+
+    allocator.stop(DEADLINE);
+
+    assertEquals(Set.copyOf(running), amrm.released);
+  }
+
+  /** The allocator on its own thread, two executors launched; their containers. */
+  private List<ContainerId> startThreadWithTwoExecutors() {
     startThread(3);
     allocator.requestTotalExecutors(2, 0, Map.of());
     await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
@@ -842,10 +844,7 @@ class YarnAllocatorTest {
     Container b = containers.container("node2", EXECUTOR);
     amrm.toAllocate.addAll(List.of(a, b));
     await("2 launched", () -> driver.launched.size() == 2);
-
-    allocator.stop(DEADLINE);
-
-    assertEquals(Set.of(a.getId(), b.getId()), amrm.released);
+    return List.of(a.getId(), b.getId());
   }
 
   /** Target 2, two containers on these hosts granted and their executors launched. */
