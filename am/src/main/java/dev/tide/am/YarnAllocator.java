@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failure: any {@link Throwable} thrown by a round or a mailbox task aborts the application
  * at once with that cause (DESIGN.md "Container outcome"); the thread then releases every
- * container and ends. So do 5 failed heartbeats in a row and an RM that no longer knows the
- * attempt. Nodes are named as the RM names them: host, or host:port with
+ * container and ends. Failed heartbeats in a row and an RM that no longer knows the attempt
+ * abort it as well ({@link ResourceManagerHeartbeat}), as do too many executor failures
+ * ({@link ExecutorLifecycle}). Nodes are named as the RM names them: host, or host:port with
  * {@code yarn.scheduler.include-port-in-node-name}.
  */
 public final class YarnAllocator implements ExecutorAllocationClient {
@@ -281,8 +282,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     if (trace.length > 0) {
       text.append(" (at ").append(trace[0]).append(')');
     }
-    for (Throwable cause = t.getCause(); cause != null && cause != cause.getCause();
-        cause = cause.getCause()) {
+    // At most a few causes: a cause chain can be long, or even a cycle.
+    Throwable cause = t.getCause();
+    for (int n = 0; cause != null && n < 3; n++, cause = cause.getCause()) {
       text.append("; caused by ").append(cause);
     }
     return text.toString();
