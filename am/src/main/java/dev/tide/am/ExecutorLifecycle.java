@@ -182,7 +182,7 @@ final class ExecutorLifecycle {
       int notAgainstNodes = verdict.recentFailures() - againstNodes;
       abort.accept(verdict.recentFailures() + " executor failures within "
           + settings.failuresValidity().toSeconds() + " s (more than "
-          + MaxExecutorFailures.describe(settings.maxFailures(), containers.peakLive())
+          + settings.maxFailures().describe(containers.peakLive())
           + "; per node " + verdict.perNode()
           + (notAgainstNodes > 0 ? ", " + notAgainstNodes + " exceeded their memory" : "")
           + "); last: executor " + executor.id + " on " + node + ": " + diagnostics);

@@ -17,58 +17,69 @@ import org.apache.hadoop.conf.Configuration;
  * had starting or running at once so far. A job on a flaky cluster gets a limit that grows with
  * it, while a job whose every executor fails at start (a bad option, a missing class) still
  * ends after a few failures instead of asking for executors forever.
+ *
+ * @param fixed the limit, or 0 when it follows the executors
+ * @param origin where a fixed limit comes from, for the diagnostics ("tide.executor.maxFailures
+ *     = 6", "2 x tide.dynamicAllocation.maxExecutors = 4")
  */
-final class MaxExecutorFailures {
-  /** The setting's value that asks for the limit that follows the job. */
-  static final int FOLLOWS_EXECUTORS = 0;
+public record MaxExecutorFailures(int fixed, String origin) {
   /** The smallest default limit. */
   static final int AT_LEAST = 3;
 
-  private MaxExecutorFailures() {}
+  /** An explicit limit, as if {@code tide.executor.maxFailures} were set to it. */
+  public static MaxExecutorFailures of(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("a limit of executor failures must be at least 1: "
+          + limit);
+    }
+    return new MaxExecutorFailures(limit, TideOptions.EXECUTOR_MAX_FAILURES.key() + " = " + limit);
+  }
 
-  /**
-   * The setting as the allocator applies it ({@link YarnAllocator.Settings#maxFailures()}): the
-   * explicit limit, the default computed from the executor bounds, or
-   * {@link #FOLLOWS_EXECUTORS}.
-   */
-  static int fromConf(Configuration conf) {
+  /** The default while maxExecutors is unbounded: twice the most executors at once. */
+  public static MaxExecutorFailures followingExecutors() {
+    return new MaxExecutorFailures(0, "");
+  }
+
+  /** The setting of {@code conf}, or its default. */
+  public static MaxExecutorFailures fromConf(Configuration conf) {
     int explicit = TideOptions.EXECUTOR_MAX_FAILURES.get(conf);
     if (explicit > 0) {
-      return explicit;
+      return of(explicit);
     }
-    int executors;
     if (TideOptions.SDA_ENABLED.get(conf)) {
-      executors = TideOptions.SDA_MAX_EXECUTORS.get(conf);
-    } else if (TideOptions.DA_ENABLED.get(conf)) {
-      executors = TideOptions.DA_MAX_EXECUTORS.get(conf);
-      if (executors == Integer.MAX_VALUE) {
-        return FOLLOWS_EXECUTORS;
-      }
-    } else {
-      int initial = TideOptions.DA_INITIAL_EXECUTORS.get(conf);
-      executors = initial < 0 ? TideOptions.DA_MIN_EXECUTORS.get(conf) : initial;
+      return twiceThe(TideOptions.SDA_MAX_EXECUTORS.key(), TideOptions.SDA_MAX_EXECUTORS.get(conf));
     }
-    return twice(executors);
+    if (TideOptions.DA_ENABLED.get(conf)) {
+      int max = TideOptions.DA_MAX_EXECUTORS.get(conf);
+      return max == Integer.MAX_VALUE ? followingExecutors()
+          : twiceThe(TideOptions.DA_MAX_EXECUTORS.key(), max);
+    }
+    int initial = TideOptions.DA_INITIAL_EXECUTORS.get(conf);
+    return initial < 0
+        ? twiceThe(TideOptions.DA_MIN_EXECUTORS.key(), TideOptions.DA_MIN_EXECUTORS.get(conf))
+        : twiceThe(TideOptions.DA_INITIAL_EXECUTORS.key(), initial);
+  }
+
+  private static MaxExecutorFailures twiceThe(String key, int executors) {
+    return new MaxExecutorFailures(twice(executors), "by default 2 x " + key + " = " + executors
+        + ", at least " + AT_LEAST);
   }
 
   /**
    * The limit in force.
    *
-   * @param setting what {@link #fromConf} returned
    * @param peakExecutors the most executors the application has had starting or running at once
    */
-  static int limit(int setting, int peakExecutors) {
-    return setting > 0 ? setting : twice(peakExecutors);
+  int limit(int peakExecutors) {
+    return fixed > 0 ? fixed : twice(peakExecutors);
   }
 
-  /** How the limit came about, for the diagnostics of an application that reached it. */
-  static String describe(int setting, int peakExecutors) {
-    if (setting > 0) {
-      return TideOptions.EXECUTOR_MAX_FAILURES.key() + " = " + setting;
-    }
-    return TideOptions.EXECUTOR_MAX_FAILURES.key() + " = " + limit(setting, peakExecutors)
-        + " (by default twice the most executors the application had at once, "
-        + peakExecutors + ", at least " + AT_LEAST + ")";
+  /** The limit and how it came about, for the diagnostics of an application that reached it. */
+  String describe(int peakExecutors) {
+    String how = fixed > 0 ? origin : "by default twice the most executors the application had"
+        + " at once, " + peakExecutors + ", at least " + AT_LEAST;
+    return TideOptions.EXECUTOR_MAX_FAILURES.key() + " = " + limit(peakExecutors)
+        + (how.startsWith(TideOptions.EXECUTOR_MAX_FAILURES.key()) ? "" : " (" + how + ")");
   }
 
   /** {@code max(3, 2 x executors)}, without overflowing. */

@@ -52,8 +52,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   /**
    * The allocator's settings.
    *
-   * @param maxFailures {@link MaxExecutorFailures#fromConf}: a limit, or 0 for twice the most
-   *     executors at once
+   * @param maxFailures how many executor failures the application tolerates
    * @param registrationTimeout how long a launched executor may take to register with the
    *     driver before its container is released and replaced; zero turns the watchdog off
    * @param nodeNamesIncludePort whether the RM names nodes host:port
@@ -61,7 +60,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
    *     use the RM's node names
    * @param clockMillis wall-clock time for failure windows, exclusions and the watchdog
    */
-  public record Settings(Resource executorResource, int maxFailures,
+  public record Settings(Resource executorResource, MaxExecutorFailures maxFailures,
       Duration failuresValidity, int maxFailuresPerNode, Duration nodeExclusionTimeout,
       Duration registrationTimeout, Duration fastInterval, Duration slowInterval,
       boolean nodeNamesIncludePort, LongSupplier clockMillis) {
@@ -114,7 +113,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     NodeExclusions.EventSink events = (name, fields) -> driver.logEvent(name, fields);
     this.containers = new ExecutorContainers(amrmClient, events);
     this.exclusions = new NodeExclusions(amrmClient, settings,
-        () -> MaxExecutorFailures.limit(settings.maxFailures(), containers.peakLive()), events);
+        () -> settings.maxFailures().limit(containers.peakLive()), events);
     this.cadence = new HeartbeatCadence(settings.fastInterval(), settings.slowInterval(),
         nanoClock);
     this.heartbeat = new ResourceManagerHeartbeat(amrmClient, settings.executorResource(),

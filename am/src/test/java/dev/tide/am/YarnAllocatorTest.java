@@ -215,7 +215,8 @@ class YarnAllocatorTest {
 
   /**
    * An allocator on the manual clock, bound but not started: locality placement (2 tasks per
-   * executor, one rack), failures counting for 1 h, {@code maxFailuresPerNode} of them exclude
+   * executor, one rack), more than {@code maxFailures} failures within 1 h abort the application
+   * (0: the default that follows the executors), {@code maxFailuresPerNode} of them exclude
    * a node for 10 min, the production heartbeat intervals.
    */
   private void bind(int maxFailures, int maxFailuresPerNode, Duration registrationTimeout) {
@@ -229,8 +230,9 @@ class YarnAllocatorTest {
         new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY,
             new LocalityPlacement(), 2, new RackCache(h -> "/rack1")),
         new ExitStatusClassifier(512, 256),
-        new YarnAllocator.Settings(EXECUTOR, maxFailures, Duration.ofHours(1),
-            maxFailuresPerNode, Duration.ofMinutes(10), registrationTimeout,
+        new YarnAllocator.Settings(EXECUTOR, maxFailures == 0
+            ? MaxExecutorFailures.followingExecutors() : MaxExecutorFailures.of(maxFailures),
+            Duration.ofHours(1), maxFailuresPerNode, Duration.ofMinutes(10), registrationTimeout,
             Duration.ofMillis(200), Duration.ofSeconds(3), false, clock::millis),
         clock::nanos);
   }
@@ -241,7 +243,8 @@ class YarnAllocatorTest {
     allocator = new YarnAllocator(amrm,
         new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
         new ExitStatusClassifier(512, 256),
-        new YarnAllocator.Settings(EXECUTOR, maxFailures, Duration.ofHours(1), 0,
+        new YarnAllocator.Settings(EXECUTOR, MaxExecutorFailures.of(maxFailures),
+            Duration.ofHours(1), 0,
             Duration.ofMinutes(10), Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(50),
             false, System::currentTimeMillis));
     allocator.start(driver, launcher(launcherPool), () -> 0.25f);
@@ -486,7 +489,7 @@ class YarnAllocatorTest {
    */
   @Test
   void byDefaultTheFailureLimitFollowsTheMostExecutorsAtOnce() {
-    bind(MaxExecutorFailures.FOLLOWS_EXECUTORS, 0, Duration.ZERO);
+    bind(0, 0, Duration.ZERO);
     launchTwo("node1", "node2");
     for (int round = 0; round < 2; round++) {
       amrm.toComplete.add(TestContainers.completed(launched(2 * round), 1, "boom"));
