@@ -194,8 +194,9 @@ public final class ApplicationMaster {
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     MaxExecutorFailures maxFailures = MaxExecutorFailures.fromConf(conf);
-    LOG.info("More than {} executor failures within {} s fail the application", maxFailures.fixed()
-        > 0 ? maxFailures.describe(0) : "twice the most executors at once (at least 3)",
+    String tolerated = maxFailures.fixed() > 0 ? maxFailures.describe(0)
+        : "twice the most executors at once (at least 3)";
+    LOG.info("More than {} executor failures within {} s fail the application", tolerated,
         AmOptions.FAILURES_VALIDITY_INTERVAL.get(conf).toSeconds());
     allocator = new YarnAllocator(amrmClient,
         executorRequests(executorResource, nodeNamesIncludePort),
