@@ -341,7 +341,11 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     if (!held.isEmpty()) {
       LOG.info("Stopping: releasing {} executor containers", held.size());
       for (Executor executor : held) {
-        containers.release(executor, "allocator stopping");
+        try {
+          containers.release(executor, "allocator stopping");
+        } catch (RuntimeException e) {
+          LOG.warn("Cannot release container {}", executor.container.getId(), e);
+        }
       }
       heartbeat.last(progress);
     }
