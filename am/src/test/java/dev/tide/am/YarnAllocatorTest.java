@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.AppSecret;
+import java.io.IOException;
+import java.net.ConnectException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +35,8 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.InvalidContainerRequestException;
 import org.apache.hadoop.yarn.client.api.impl.AMRMClientImpl;
+import org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.util.RackResolver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,13 +74,25 @@ class YarnAllocatorTest {
     volatile String failNextHeartbeatWith;
     /** Every request added from now on is refused with this message. */
     volatile String refuseRequestsWith;
+    /** The next heartbeats that fail to reach the RM. */
+    volatile int unreachableHeartbeats;
+    /** Every heartbeat from now on is answered: the application attempt is unknown. */
+    volatile boolean attemptUnknown;
 
     @Override
-    public AllocateResponse allocate(float progress) {
+    public AllocateResponse allocate(float progress) throws IOException, YarnException {
       String failure = failNextHeartbeatWith;
       if (failure != null) {
         failNextHeartbeatWith = null;
         throw new NoSuchMethodError(failure);
+      }
+      if (unreachableHeartbeats > 0) {
+        unreachableHeartbeats--;
+        throw new ConnectException("Connection refused");
+      }
+      if (attemptUnknown) {
+        throw new ApplicationAttemptNotFoundException("Application attempt "
+            + TestContainers.ATTEMPT + " doesn't exist in ApplicationMasterService cache.");
       }
       // Runs on the allocator thread, so reading the table here is race-free.
       int pending = 0;
@@ -745,6 +761,31 @@ class YarnAllocatorTest {
     runUntil(24_000);
     assertEquals(1, driver.exited.size(), driver.exited::toString);
     assertEquals(List.of(21_000L, 21_400L, 22_200L, 23_800L), heartbeatMillis);
+  }
+
+  @Test
+  void fiveFailedHeartbeatsInARowAbortTheApplication() {
+    bind(3, 0, Duration.ZERO);
+    amrm.unreachableHeartbeats = 4;
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    runFor(2_000);
+    assertEquals(List.of(), driver.aborts, "4 in a row, then answered");
+    assertEquals(1, amrm.pendingAtLastHeartbeat);
+
+    amrm.unreachableHeartbeats = 5;
+    runFor(1_000);
+    assertEquals(List.of("lost contact with the ResourceManager after 5 failed heartbeats:"
+        + " java.net.ConnectException: Connection refused"), driver.aborts);
+  }
+
+  @Test
+  void anRmThatNoLongerKnowsTheAttemptAbortsTheApplication() {
+    bind(3, 0, Duration.ZERO);
+    amrm.attemptUnknown = true;
+    step();
+    assertEquals(List.of("the ResourceManager no longer knows this application attempt:"
+        + " Application attempt " + TestContainers.ATTEMPT + " doesn't exist in"
+        + " ApplicationMasterService cache."), driver.aborts);
   }
 
   /**
