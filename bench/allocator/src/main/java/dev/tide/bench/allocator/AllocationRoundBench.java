@@ -91,12 +91,12 @@ public class AllocationRoundBench {
   private final Priority priority = Priority.newInstance(1);
 
   private String[] hostNames;
-  private Map<String, Integer> hints;
-  private Map<String, Integer> changedHints;
-  private Map<String, Integer> droppedHints;
-  private int droppedTasks;
-  private Map<String, Integer> rackDroppedHints;
-  private int rackDroppedTasks;
+  Map<String, Integer> hints;
+  Map<String, Integer> changedHints;
+  Map<String, Integer> droppedHints;
+  int droppedTasks;
+  Map<String, Integer> rackDroppedHints;
+  int rackDroppedTasks;
   private int target;
   private RackCache racks;
 
