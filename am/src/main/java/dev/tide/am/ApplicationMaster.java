@@ -193,11 +193,16 @@ public final class ApplicationMaster {
     boolean nodeNamesIncludePort = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    MaxExecutorFailures maxFailures = MaxExecutorFailures.fromConf(conf);
+    String tolerated = maxFailures.fixed() > 0 ? maxFailures.describe(0)
+        : "twice the most executors at once (at least 3)";
+    LOG.info("More than {} executor failures within {} s fail the application", tolerated,
+        AmOptions.FAILURES_VALIDITY_INTERVAL.get(conf).toSeconds());
     allocator = new YarnAllocator(amrmClient,
         executorRequests(executorResource, nodeNamesIncludePort),
         new ExitStatusClassifier(executorMemoryMb, overheadMb),
         new YarnAllocator.Settings(executorResource,
-            TideOptions.EXECUTOR_MAX_FAILURES.get(conf),
+            maxFailures,
             AmOptions.FAILURES_VALIDITY_INTERVAL.get(conf),
             AmOptions.MAX_FAILURES_PER_HOST.get(conf),
             AmOptions.HOST_EXCLUSION_TIMEOUT.get(conf),

@@ -7,13 +7,25 @@ package dev.tide.am;
  * @param diagnostics why it ended, in words a user can act on
  */
 public record ContainerOutcome(Kind kind, boolean failure, String diagnostics) {
+  /**
+   * Whether the failure also counts against the node it ran on
+   * ({@code tide.yarn.maxFailuresPerHost}): only an executor's own failures do. A container
+   * that exceeded its memory failed because of the job's settings, which any node would meet.
+   */
+  public boolean againstNode() {
+    return failure && kind == Kind.EXECUTOR_FAILED;
+  }
+
   /** The classes of DESIGN.md "Container outcome". */
   public enum Kind {
     /** The AM released (killed) the container itself. */
     RELEASED_BY_AM,
     /** YARN took the container away for reasons not the executor's own. */
     LOST_TO_CLUSTER,
-    /** The NodeManager killed it for using more memory than the container allows. */
+    /**
+     * It used more memory than it may: the NodeManager killed it for exceeding the container's
+     * physical or virtual memory, or the executor exited after a task ran out of heap.
+     */
     MEMORY_EXCEEDED,
     /** The executor itself exited: any other exit status. */
     EXECUTOR_FAILED

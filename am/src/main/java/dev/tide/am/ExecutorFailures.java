@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,9 +20,12 @@ import java.util.function.LongSupplier;
  * repeated failures (DESIGN.md "Container outcome").
  *
  * <p>A failure counts for {@code validity} ({@code tide.executor.failuresValidityInterval}); the
- * application should fail once more than {@code maxFailures} count at the same time. A node
- * with {@code maxFailuresPerNode} counting failures is excluded for {@code exclusionTimeout},
- * then allowed again (its old failures no longer count towards a new exclusion).
+ * application should fail once more than {@code maxFailures} count at the same time (the limit
+ * is read at each failure, since by default it grows with the executors: see
+ * {@link MaxExecutorFailures}). A failure may be recorded against its node or not (a container
+ * that exceeded its memory failed because of the job's settings, not its node's). A node with
+ * {@code maxFailuresPerNode} failures against it is excluded for {@code exclusionTimeout}, then
+ * allowed again (its old failures no longer count towards a new exclusion).
  *
  * <p>Exclusion never leaves the application without a node: when every node it could use is
  * excluded, {@link #liftOldestIfAllExcluded} ends the exclusion that would end soonest and
@@ -32,14 +36,23 @@ import java.util.function.LongSupplier;
  * <p>Time comes from the injected clock (milliseconds). Not thread-safe: allocator thread only.
  */
 public final class ExecutorFailures {
-  /** What one failure changed. */
-  public record Verdict(boolean tooMany, int recentFailures, Map<String, Integer> perNode,
-      boolean nodeExcluded) {}
+  /**
+   * What one failure changed.
+   *
+   * @param maxFailures the limit in force when it was recorded
+   * @param perNode failures against each node (those not against a node are only in
+   *     {@code recentFailures})
+   */
+  public record Verdict(boolean tooMany, int recentFailures, int maxFailures,
+      Map<String, Integer> perNode, boolean nodeExcluded) {}
 
-  /** @param sequence counts failures from 1, so that forgiving needs no clock resolution */
+  /**
+   * @param node the node it counts against, or null
+   * @param sequence counts failures from 1, so that forgiving needs no clock resolution
+   */
   private record Failure(long atMillis, String node, long sequence) {}
 
-  private final int maxFailures;
+  private final IntSupplier maxFailures;
   private final long validityMillis;
   private final int maxFailuresPerNode;
   private final long exclusionMillis;
@@ -53,6 +66,12 @@ public final class ExecutorFailures {
 
   public ExecutorFailures(int maxFailures, Duration validity, int maxFailuresPerNode,
       Duration exclusionTimeout, LongSupplier clockMillis) {
+    this(() -> maxFailures, validity, maxFailuresPerNode, exclusionTimeout, clockMillis);
+  }
+
+  /** @param maxFailures the limit now; read at every failure recorded */
+  public ExecutorFailures(IntSupplier maxFailures, Duration validity, int maxFailuresPerNode,
+      Duration exclusionTimeout, LongSupplier clockMillis) {
     this.maxFailures = maxFailures;
     this.validityMillis = validity.toMillis();
     this.maxFailuresPerNode = maxFailuresPerNode;
@@ -60,19 +79,29 @@ public final class ExecutorFailures {
     this.clock = clockMillis;
   }
 
-  /** Counts one executor failure on {@code node}. */
+  /** Counts one executor failure against {@code node}. */
   public Verdict record(String node) {
+    return record(node, true);
+  }
+
+  /**
+   * Counts one executor failure on {@code node}; only with {@code againstNode} does it count
+   * towards excluding that node.
+   */
+  public Verdict record(String node, boolean againstNode) {
     long now = clock.getAsLong();
     expire(now);
-    recent.addLast(new Failure(now, node, ++failuresRecorded));
+    String blamed = againstNode ? node : null;
+    recent.addLast(new Failure(now, blamed, ++failuresRecorded));
     Map<String, Integer> perNode = perNode();
     boolean excluded = false;
-    if (maxFailuresPerNode > 0 && !excludedUntil.containsKey(node)
-        && countingTowardsExclusion(node) >= maxFailuresPerNode) {
-      excludedUntil.put(node, now + exclusionMillis);
+    if (blamed != null && maxFailuresPerNode > 0 && !excludedUntil.containsKey(blamed)
+        && countingTowardsExclusion(blamed) >= maxFailuresPerNode) {
+      excludedUntil.put(blamed, now + exclusionMillis);
       excluded = true;
     }
-    return new Verdict(recent.size() > maxFailures, recent.size(), perNode, excluded);
+    int limit = maxFailures.getAsInt();
+    return new Verdict(recent.size() > limit, recent.size(), limit, perNode, excluded);
   }
 
   /** Nodes whose exclusion has ended; they are no longer excluded after this call. */
@@ -146,7 +175,7 @@ public final class ExecutorFailures {
     long forgiven = forgivenThrough.getOrDefault(node, 0L);
     int n = 0;
     for (Failure f : recent) {
-      if (f.node().equals(node) && f.sequence() > forgiven) {
+      if (node.equals(f.node()) && f.sequence() > forgiven) {
         n++;
       }
     }
@@ -156,7 +185,9 @@ public final class ExecutorFailures {
   private Map<String, Integer> perNode() {
     Map<String, Integer> perNode = new TreeMap<>();
     for (Failure f : recent) {
-      perNode.merge(f.node(), 1, Integer::sum);
+      if (f.node() != null) {
+        perNode.merge(f.node(), 1, Integer::sum);
+      }
     }
     return perNode;
   }

@@ -7,10 +7,12 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 /**
  * The classification of DESIGN.md "Container outcome": containers released by the AM and
  * containers YARN took away (PREEMPTED, KILLED_BY_RESOURCEMANAGER, KILLED_AFTER_APP_COMPLETION,
- * ABORTED, DISKS_FAILED) are not failures; containers killed for exceeding physical or virtual
- * memory are not failures either, but the diagnostics name the setting to raise; every other
- * exit status is an executor failure. {@code KILLED_BY_APPMASTER} counts as released by the AM.
- * Immutable and thread-safe.
+ * ABORTED, DISKS_FAILED) are not failures; containers that exceeded their memory (killed by YARN
+ * for physical or virtual memory, -104 / -103, or the executor's own exit
+ * {@value #EXECUTOR_OUT_OF_MEMORY} after a task ran out of heap) are failures, but not against
+ * their node ({@link ContainerOutcome#againstNode()}), and the diagnostics name the setting to
+ * raise; every other exit status is an executor failure against its node.
+ * {@code KILLED_BY_APPMASTER} counts as released by the AM. Immutable and thread-safe.
  */
 public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
   private final int executorMemoryMb;
@@ -22,7 +24,7 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
     this.memoryOverheadMb = memoryOverheadMb;
   }
 
-  /** The executor's own exit status after a task ran out of heap (ExecutorBackend). */
+  /** The executor's own exit status after a task ran out of heap (ExecutorBackend's). */
   static final int EXECUTOR_OUT_OF_MEMORY = 52;
 
   @Override
@@ -45,21 +47,21 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
       case ContainerExitStatus.DISKS_FAILED:
         return lost("lost to failed disks on its node", exitStatus, yarnText);
       case ContainerExitStatus.KILLED_EXCEEDED_PMEM:
-        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, false,
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "killed by YARN for exceeding its physical memory limit (exit status " + exitStatus
             + "); raise " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
             + memoryOverheadMb + "m) for memory used outside the heap, or "
             + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
             + yarnText);
       case ContainerExitStatus.KILLED_EXCEEDED_VMEM:
-        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, false,
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "killed by YARN for exceeding its virtual memory limit (exit status " + exitStatus
             + "); raise " + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb
             + "m) or " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
             + memoryOverheadMb + "m), or ask the cluster admin about"
             + " yarn.nodemanager.vmem-pmem-ratio" + yarnText);
       case EXECUTOR_OUT_OF_MEMORY:
-        return new ContainerOutcome(Kind.EXECUTOR_FAILED, true,
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "executor exited with status " + exitStatus + " after a task ran out of heap; raise "
             + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
             + yarnText);

@@ -15,8 +15,11 @@ import java.util.function.Function;
  *
  * <p>The locality-aware tasks need {@code ceil(localityAwareTasks / tasksPerExecutor)}
  * executors (at most the target). A host is expected to hold
- * {@code ceil(hostLocalTasks / localityAwareTasks x thoseExecutors)} of them, minus what is
- * already allocated or requested there. Requests are built in layers: the first layer covers
+ * {@code ceil(hostLocalTasks x thoseExecutors / the sum of all hosts' local tasks)} of them,
+ * minus what is already allocated or requested there. The divisor is Spark's: a task with
+ * replicated input counts on each host that has a replica, and dividing by the sum makes the
+ * expectations add up to the executors needed rather than a multiple of them (with 3 replicas,
+ * three times as many host shares to ask YARN for). Requests are built in layers: the first layer covers
  * every host that lacks containers, the next those that lack two or more, and so on, so each
  * host is named by as many requests as it lacks containers. A layer is split into requests of
  * consecutive hosts (in rack order, so a request stays within few racks): each request names at
@@ -113,19 +116,27 @@ public final class LocalityPlacement implements ContainerPlacement {
     int tasksPerExecutor = Math.max(1, input.tasksPerExecutor());
     int executorsForLocalTasks = Math.min(input.targetExecutors(),
         (input.localityAwareTasks() + tasksPerExecutor - 1) / tasksPerExecutor);
+    long localTaskSum = 0;
+    for (int count : input.hostToLocalTaskCount().values()) {
+      localTaskSum += localTasks(count, input);
+    }
     for (Map.Entry<String, Integer> e : input.hostToLocalTaskCount().entrySet()) {
-      int localTasks = Math.min(e.getValue(), input.localityAwareTasks());
+      int localTasks = localTasks(e.getValue(), input);
       if (localTasks <= 0) {
         continue;
       }
-      int expected = (int) Math.ceil(
-          (double) localTasks * executorsForLocalTasks / input.localityAwareTasks());
+      int expected = (int) Math.ceil((double) localTasks * executorsForLocalTasks / localTaskSum);
       int existing = input.containersPerHost().getOrDefault(e.getKey(), 0);
       if (expected > existing) {
         lacking.put(e.getKey(), expected - existing);
       }
     }
     return lacking;
+  }
+
+  /** A host's pending local tasks, at most all locality-aware tasks. */
+  private static int localTasks(int count, Input input) {
+    return Math.max(0, Math.min(count, input.localityAwareTasks()));
   }
 
   /**

@@ -4,9 +4,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.IntSupplier;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
@@ -34,7 +33,6 @@ final class NodeExclusions {
   private final AMRMClient<ContainerRequest> amrmClient;
   private final YarnAllocator.Settings settings;
   private final ExecutorFailures failures;
-  private final Function<NodeId, String> nodeName;
   private final EventSink events;
   /** Nodes the RM can place containers on, from the last allocate response; 0 before. */
   private int clusterNodes;
@@ -43,19 +41,22 @@ final class NodeExclusions {
   /** The last lift of an exclusion, shown in the status until the wanted executors are in. */
   private String liftNote = "";
 
+  /** @param maxFailures the application's limit now (see {@link MaxExecutorFailures}) */
   NodeExclusions(AMRMClient<ContainerRequest> amrmClient, YarnAllocator.Settings settings,
-      Function<NodeId, String> nodeName, EventSink events) {
+      IntSupplier maxFailures, EventSink events) {
     this.amrmClient = amrmClient;
     this.settings = settings;
-    this.nodeName = nodeName;
     this.events = events;
-    this.failures = new ExecutorFailures(settings.maxFailures(), settings.failuresValidity(),
+    this.failures = new ExecutorFailures(maxFailures, settings.failuresValidity(),
         settings.maxFailuresPerNode(), settings.nodeExclusionTimeout(), settings.clockMillis());
   }
 
-  /** Counts an executor failure on {@code node}, excluding the node if it has too many. */
-  ExecutorFailures.Verdict failure(String node) {
-    ExecutorFailures.Verdict verdict = failures.record(node);
+  /**
+   * Counts an executor failure on {@code node}; with {@code againstNode} it also counts towards
+   * excluding the node, which is excluded if it has too many.
+   */
+  ExecutorFailures.Verdict failure(String node, boolean againstNode) {
+    ExecutorFailures.Verdict verdict = failures.record(node, againstNode);
     if (verdict.nodeExcluded()) {
       LOG.warn("Excluding node {} for {} s: {} executor failures there (tide.yarn"
           + ".maxFailuresPerHost = {})", node, settings.nodeExclusionTimeout().toSeconds(),
@@ -104,7 +105,7 @@ final class NodeExclusions {
       return;
     }
     for (NodeReport report : updated) {
-      String node = nodeName.apply(report.getNodeId());
+      String node = settings.nodeName(report.getNodeId());
       if (report.getNodeState() != null && report.getNodeState().isUnusable()) {
         unusableNodes.add(node);
       } else {

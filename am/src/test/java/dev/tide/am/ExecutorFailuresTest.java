@@ -57,6 +57,33 @@ class ExecutorFailuresTest {
   }
 
   @Test
+  void failuresNotAgainstTheNodeCountInAllButNeverExcludeIt() {
+    assertFalse(failures.record("a", false).nodeExcluded());
+    ExecutorFailures.Verdict second = failures.record("a", false);
+    assertFalse(second.nodeExcluded(), "2 per node exclude, but these are not against it");
+    assertFalse(failures.isExcluded("a"));
+    assertEquals(Map.of(), second.perNode());
+    assertEquals(2, second.recentFailures());
+    assertFalse(failures.record("a").nodeExcluded(), "1 against it");
+    ExecutorFailures.Verdict fourth = failures.record("a");
+    assertTrue(fourth.nodeExcluded());
+    assertTrue(fourth.tooMany(), "4 in all, more than 2");
+    assertEquals(2, fourth.maxFailures());
+  }
+
+  @Test
+  void theLimitIsReadAtEachFailure() {
+    int[] limit = {1};
+    ExecutorFailures growing = new ExecutorFailures(() -> limit[0], Duration.ofMinutes(60), 0,
+        Duration.ofMinutes(10), clock::get);
+    assertFalse(growing.record("a").tooMany());
+    limit[0] = 3;
+    assertFalse(growing.record("b").tooMany());
+    assertFalse(growing.record("c").tooMany());
+    assertTrue(growing.record("d").tooMany());
+  }
+
+  @Test
   void zeroFailuresPerNodeNeverExcludes() {
     ExecutorFailures lenient = new ExecutorFailures(10, Duration.ofMinutes(60), 0,
         Duration.ofMinutes(10), clock::get);

@@ -39,36 +39,40 @@ class ExitStatusClassifierTest {
     ContainerOutcome outcome = classifier.classify(exitStatus, "node went away", false);
     assertEquals(Kind.LOST_TO_CLUSTER, outcome.kind());
     assertFalse(outcome.failure());
+    assertFalse(outcome.againstNode());
     assertTrue(outcome.diagnostics().contains("exit status " + exitStatus), outcome::toString);
     assertTrue(outcome.diagnostics().contains("node went away"), outcome::toString);
   }
 
   @Test
-  void physicalMemoryExceededNamesTheOverheadSetting() {
+  void physicalMemoryExceededIsAFailureNotAgainstTheNodeNamingTheOverheadSetting() {
     ContainerOutcome outcome = classifier.classify(ContainerExitStatus.KILLED_EXCEEDED_PMEM,
         "Container is running beyond physical memory limits", false);
     assertEquals(Kind.MEMORY_EXCEEDED, outcome.kind());
-    assertFalse(outcome.failure());
+    assertTrue(outcome.failure());
+    assertFalse(outcome.againstNode());
     assertTrue(outcome.diagnostics().contains("tide.executor.memoryOverhead (now 256m)"),
         outcome::diagnostics);
     assertTrue(outcome.diagnostics().contains("beyond physical memory"), outcome::diagnostics);
   }
 
   @Test
-  void virtualMemoryExceededNamesTheMemorySetting() {
+  void virtualMemoryExceededIsAFailureNotAgainstTheNodeNamingTheMemorySetting() {
     ContainerOutcome outcome =
         classifier.classify(ContainerExitStatus.KILLED_EXCEEDED_VMEM, "", false);
     assertEquals(Kind.MEMORY_EXCEEDED, outcome.kind());
-    assertFalse(outcome.failure());
+    assertTrue(outcome.failure());
+    assertFalse(outcome.againstNode());
     assertTrue(outcome.diagnostics().contains("tide.executor.memory (now 512m)"),
         outcome::diagnostics);
   }
 
   @Test
-  void executorThatRanOutOfHeapIsAFailureNamingTheMemorySetting() {
+  void executorThatRanOutOfHeapIsAFailureNotAgainstTheNodeNamingTheMemorySetting() {
     ContainerOutcome outcome = classifier.classify(52, "", false);
-    assertEquals(Kind.EXECUTOR_FAILED, outcome.kind());
+    assertEquals(Kind.MEMORY_EXCEEDED, outcome.kind());
     assertTrue(outcome.failure());
+    assertFalse(outcome.againstNode());
     assertTrue(outcome.diagnostics().contains("ran out of heap")
         && outcome.diagnostics().contains("tide.executor.memory (now 512m)"),
         outcome::diagnostics);
@@ -81,6 +85,7 @@ class ExitStatusClassifierTest {
     ContainerOutcome outcome = classifier.classify(exitStatus, "Exception in thread main", false);
     assertEquals(Kind.EXECUTOR_FAILED, outcome.kind());
     assertTrue(outcome.failure());
+    assertTrue(outcome.againstNode());
     assertTrue(outcome.diagnostics().contains("status " + exitStatus), outcome::diagnostics);
     assertTrue(outcome.diagnostics().contains("Exception in thread main"), outcome::diagnostics);
   }

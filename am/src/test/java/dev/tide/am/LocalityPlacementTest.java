@@ -33,15 +33,27 @@ class LocalityPlacementTest {
   }
 
   @Test
-  void replicatedTasksYieldRequestsNamingSeveralHosts() {
-    // 3 tasks, each preferring all of h1, h2, h3 (HDFS replicas): 3 executors, any of them.
+  void replicatedTasksShareTheirExecutorsAmongTheirHosts() {
+    // 3 tasks, each preferring all of h1, h2, h3 (HDFS replicas): 3 executors for 9 host
+    // shares (Spark's divisor), so one each: one request naming the three, two for any host.
     List<List<String>> requests = placement.place(
         new Input(3, 3, 1, 3, Map.of("h1", 3, "h2", 3, "h3", 3), Map.of()));
 
-    assertEquals(3, requests.size());
-    for (List<String> hosts : requests) {
-      assertEquals(List.of("h1", "h2", "h3"), hosts);
+    assertEquals(List.of(List.of("h1", "h2", "h3"), List.of(), List.of()), requests);
+  }
+
+  @Test
+  void expectationsAddUpToTheExecutorsTheLocalTasksNeed() {
+    // 12 tasks with 3 replicas each over 6 hosts (6 local tasks per host), 2 tasks per
+    // executor: 6 executors, one per host, not 3 (which dividing by the tasks would give).
+    Map<String, Integer> hints = new HashMap<>();
+    for (int i = 1; i <= 6; i++) {
+      hints.put("h" + i, 6);
     }
+    Map<String, Integer> lacking = LocalityPlacement.lackingPerHost(
+        new Input(6, 6, 2, 12, hints, Map.of()));
+    assertEquals(6, lacking.size());
+    assertTrue(lacking.values().stream().allMatch(n -> n == 1), lacking::toString);
   }
 
   @Test
@@ -79,14 +91,15 @@ class LocalityPlacementTest {
 
   @Test
   void fewRequestsStillNameEveryLackingHost() {
-    // 100 hosts lack 2 containers each (200 shares) but only 5 requests are wanted: requests of
-    // at least 40 hosts, so each layer of 100 becomes 2 requests of 50; 4 requests name every
-    // host twice and the fifth goes anywhere.
+    // 200 tasks, 2 per host on 100 hosts (one replica each): 200 executors, 2 per host, 200
+    // shares; but only 5 requests are wanted: requests of at least 40 hosts, so each layer of
+    // 100 becomes 2 requests of 50; 4 requests name every host twice and the fifth goes
+    // anywhere.
     Map<String, Integer> hints = new HashMap<>();
     for (int i = 0; i < 100; i++) {
       hints.put(String.format("h%03d", i), 2);
     }
-    List<List<String>> requests = placement.place(new Input(5, 100, 1, 100, hints, Map.of()));
+    List<List<String>> requests = placement.place(new Input(5, 200, 1, 200, hints, Map.of()));
 
     assertEquals(5, requests.size());
     Map<String, Integer> named = new HashMap<>();

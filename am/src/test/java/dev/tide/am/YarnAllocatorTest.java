@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.AppSecret;
+import java.io.IOException;
+import java.net.ConnectException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,9 +17,9 @@ import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
@@ -31,17 +33,22 @@ import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.InvalidContainerRequestException;
 import org.apache.hadoop.yarn.client.api.impl.AMRMClientImpl;
+import org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.util.RackResolver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The allocator's thread, hand-offs and bookkeeping, with YARN's real request table (an
+ * The allocator's rounds, hand-offs and bookkeeping, with YARN's real request table (an
  * unstarted {@code AMRMClientImpl}) whose heartbeat is replaced by a scripted RM, a fake
- * NodeManager and a fake driver.
+ * NodeManager and a fake driver. Most tests step the allocator on the test's thread with
+ * {@link YarnAllocator#runDue()} on a {@link ManualClock}, with the production intervals (200 ms
+ * while anything is pending, up to 3 s) and launches run on the caller's thread; a few run its
+ * own thread, to show what the thread adds (stopping, dying).
  */
 class YarnAllocatorTest {
   private static final Resource EXECUTOR = Resource.newInstance(768, 1);
@@ -60,9 +67,33 @@ class YarnAllocatorTest {
     volatile int pendingAtLastHeartbeat;
     volatile int heartbeats;
     volatile float lastProgress;
+    /**
+     * The next heartbeat (only) throws a NoSuchMethodError with this message, as a client of
+     * another Hadoop version would.
+     */
+    volatile String failNextHeartbeatWith;
+    /** Every request added from now on is refused with this message. */
+    volatile String refuseRequestsWith;
+    /** The next heartbeats that fail to reach the RM. */
+    volatile int unreachableHeartbeats;
+    /** Every heartbeat from now on is answered: the application attempt is unknown. */
+    volatile boolean attemptUnknown;
 
     @Override
-    public AllocateResponse allocate(float progress) {
+    public AllocateResponse allocate(float progress) throws IOException, YarnException {
+      String failure = failNextHeartbeatWith;
+      if (failure != null) {
+        failNextHeartbeatWith = null;
+        throw new NoSuchMethodError(failure);
+      }
+      if (unreachableHeartbeats > 0) {
+        unreachableHeartbeats--;
+        throw new ConnectException("Connection refused");
+      }
+      if (attemptUnknown) {
+        throw new ApplicationAttemptNotFoundException("Application attempt "
+            + TestContainers.ATTEMPT + " doesn't exist in ApplicationMasterService cache.");
+      }
       // Runs on the allocator thread, so reading the table here is race-free.
       int pending = 0;
       for (var requests : getMatchingRequests(TestContainers.PRIORITY, ResourceRequest.ANY,
@@ -82,6 +113,14 @@ class YarnAllocatorTest {
       heartbeats++;
       return AllocateResponse.newInstance(heartbeats, completed, allocated, updatedNodes,
           Resource.newInstance(8192, 8), null, clusterNodes, null, List.of());
+    }
+
+    @Override
+    public synchronized void addContainerRequest(ContainerRequest request) {
+      if (refuseRequestsWith != null) {
+        throw new InvalidContainerRequestException(refuseRequestsWith);
+      }
+      super.addContainerRequest(request);
     }
 
     @Override
@@ -126,9 +165,15 @@ class YarnAllocatorTest {
     final List<String> aborts = new CopyOnWriteArrayList<>();
     final List<String> events = new CopyOnWriteArrayList<>();
     final Set<String> registered = ConcurrentHashMap.newKeySet();
+    /** executorLaunched fails from now on, as a driver whose loop stopped would. */
+    volatile boolean failLaunched;
 
     @Override
     public void executorLaunched(String executorId, String host, int shufflePort) {
+      if (failLaunched) {
+        throw new IllegalStateException("driver loop shut down",
+            new RejectedExecutionException("event loop terminated"));
+      }
       launched.add(executorId + "@" + host + ":" + shufflePort);
     }
 
@@ -157,17 +202,20 @@ class YarnAllocatorTest {
     }
   }
 
+  private final ManualClock clock = new ManualClock(0);
   private final TestContainers containers = TestContainers.create();
   private final ScriptedAmrmClient amrm = new ScriptedAmrmClient();
   private final RecordingDriver driver = new RecordingDriver();
   private final List<ContainerId> started = new CopyOnWriteArrayList<>();
   private final Set<ContainerId> failToStart = ConcurrentHashMap.newKeySet();
+  /** When the stepped allocator heartbeated, in ms of the manual clock. */
+  private final List<Long> heartbeatMillis = new ArrayList<>();
   private ExecutorService launcherPool;
   private YarnAllocator allocator;
 
-  @BeforeEach
-  void setUp() {
-    launcherPool = Executors.newFixedThreadPool(2);
+  @BeforeAll
+  static void initRacks() {
+    RackResolver.init(new Configuration());
   }
 
   @AfterEach
@@ -175,62 +223,133 @@ class YarnAllocatorTest {
     if (allocator != null) {
       allocator.stop(DEADLINE);
     }
-    launcherPool.shutdownNow();
+    if (launcherPool != null) {
+      launcherPool.shutdownNow();
+    }
     amrm.close();
   }
 
-  private final AtomicLong clock = new AtomicLong(1_000_000);
-
-  @BeforeAll
-  static void initRacks() {
-    RackResolver.init(new Configuration());
+  /**
+   * An allocator on the manual clock, bound but not started: locality placement (2 tasks per
+   * executor, one rack), more than {@code maxFailures} failures within 1 h abort the application
+   * (0: the default that follows the executors), {@code maxFailuresPerNode} of them exclude
+   * a node for 10 min, the production heartbeat intervals.
+   */
+  private void bind(int maxFailures, int maxFailuresPerNode, Duration registrationTimeout) {
+    allocator = create(maxFailures, maxFailuresPerNode, registrationTimeout);
+    allocator.bind(driver, launcher(new CallerRunsExecutorService()), () -> 0.25f);
   }
 
-  private void start(int maxFailures) {
-    start(new YarnAllocator(amrm,
-        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
-        new ExitStatusClassifier(512, 256), maxFailures, Duration.ofMillis(10),
-        Duration.ofMillis(50)));
-  }
-
-  /** Locality placement, a manual clock, 2 failures per node exclude it for 10 min. */
-  private void startWithSettings(int maxFailures, Duration registrationTimeout) {
-    start(new YarnAllocator(amrm,
+  private YarnAllocator create(int maxFailures, int maxFailuresPerNode,
+      Duration registrationTimeout) {
+    return new YarnAllocator(amrm,
         new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY,
             new LocalityPlacement(), 2, new RackCache(h -> "/rack1")),
         new ExitStatusClassifier(512, 256),
-        new YarnAllocator.Settings(EXECUTOR, maxFailures, Duration.ofHours(1), 2,
-            Duration.ofMinutes(10), registrationTimeout, Duration.ofMillis(10),
-            Duration.ofMillis(50), false, clock::get)));
+        new YarnAllocator.Settings(EXECUTOR, maxFailures == 0
+            ? MaxExecutorFailures.followingExecutors() : MaxExecutorFailures.of(maxFailures),
+            Duration.ofHours(1), maxFailuresPerNode, Duration.ofMinutes(10), registrationTimeout,
+            Duration.ofMillis(200), Duration.ofSeconds(3), false, clock::millis),
+        clock::nanos);
   }
 
-  private void start(YarnAllocator created) {
-    allocator = created;
+  /** An allocator on its own thread and the system's clock (10 ms / 50 ms intervals). */
+  private void startThread(int maxFailures) {
+    launcherPool = Executors.newFixedThreadPool(2);
+    allocator = new YarnAllocator(amrm,
+        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
+        new ExitStatusClassifier(512, 256),
+        new YarnAllocator.Settings(EXECUTOR, MaxExecutorFailures.of(maxFailures),
+            Duration.ofHours(1), 0,
+            Duration.ofMinutes(10), Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(50),
+            false, System::currentTimeMillis));
+    allocator.start(driver, launcher(launcherPool), () -> 0.25f);
+  }
+
+  private ExecutorLauncher launcher(ExecutorService pool) {
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(new Configuration(false),
         TestContainers.APP.toString(), "amhost", 40000, AppSecret.generate(), Map.of());
-    ExecutorLauncher launcher = new ExecutorLauncher(contexts, (container, context) -> {
+    return new ExecutorLauncher(contexts, (container, context) -> {
       if (failToStart.contains(container.getId())) {
         throw new java.io.IOException("NodeManager refused");
       }
       started.add(container.getId());
       return Map.of("tide_shuffle", ByteBuffer.allocate(4).putInt(0, 7337));
-    }, launcherPool, ByteBuffer::getInt);
-    allocator.start(driver, launcher, () -> 0.25f);
+    }, pool, ByteBuffer::getInt);
+  }
+
+  /** Runs every round due up to {@code endMillis}, jumping the clock from one to the next. */
+  private void runUntil(long endMillis) {
+    long end = TimeUnit.MILLISECONDS.toNanos(endMillis);
+    while (true) {
+      int before = amrm.heartbeats;
+      long wait = allocator.runDue();
+      if (amrm.heartbeats != before) {
+        heartbeatMillis.add(clock.millis());
+      }
+      if (wait == YarnAllocator.FAILED) {
+        return;
+      }
+      if (wait == 0) {
+        continue;
+      }
+      if (clock.nanos() + wait > end) {
+        clock.advanceNanos(Math.max(0, end - clock.nanos()));
+        return;
+      }
+      clock.advanceNanos(wait);
+    }
+  }
+
+  /** Runs the rounds due in the next {@code millis} (with 200 ms: the next heartbeat). */
+  private void runFor(long millis) {
+    runUntil(clock.millis() + millis);
+  }
+
+  /**
+   * Runs until the allocator's next heartbeat (at most 3 s away on the manual clock) and what
+   * is due at once after it: the RM's answer to something queued now arrives there.
+   */
+  private void nextHeartbeat() {
+    int before = amrm.heartbeats;
+    long end = clock.nanos() + TimeUnit.SECONDS.toNanos(3);
+    while (true) {
+      int last = amrm.heartbeats;
+      long wait = allocator.runDue();
+      if (amrm.heartbeats != last) {
+        heartbeatMillis.add(clock.millis());
+      }
+      if (wait == YarnAllocator.FAILED || (wait > 0 && amrm.heartbeats != before)) {
+        return;
+      }
+      if (wait > 0) {
+        if (clock.nanos() + wait > end) {
+          throw new AssertionError("no heartbeat within 3 s");
+        }
+        clock.advanceNanos(wait);
+      }
+    }
+  }
+
+  /** Runs what is due now: posted tasks and, if due, a round. */
+  private void step() {
+    runFor(0);
   }
 
   @Test
   void requestsLaunchesAndReportsExecutors() {
-    start(3);
+    bind(3, 0, Duration.ZERO);
     allocator.requestTotalExecutors(3, 0, Map.of());
-    await("3 pending requests", () -> amrm.pendingAtLastHeartbeat == 3);
+    step();
+    assertEquals(3, amrm.pendingAtLastHeartbeat, "asked at once");
 
     amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
         containers.container("node2", EXECUTOR), containers.container("node1", EXECUTOR)));
-
-    await("3 executors launched", () -> driver.launched.size() == 3);
+    nextHeartbeat();
     assertEquals(Set.of("1@node1:7337", "2@node2:7337", "3@node1:7337"),
         Set.copyOf(driver.launched));
-    await("matched requests removed", () -> amrm.pendingAtLastHeartbeat == 0);
+    nextHeartbeat();
+    assertEquals(0, amrm.pendingAtLastHeartbeat, "matched requests removed");
     assertEquals(0.25f, amrm.lastProgress);
     assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("executorLaunched executor 1 ")
         && e.contains("shufflePort 7337")), driver.events::toString);
@@ -238,21 +357,22 @@ class YarnAllocatorTest {
 
   @Test
   void surplusContainerIsReleasedAtOnce() {
-    start(3);
+    bind(3, 0, Duration.ZERO);
     allocator.requestTotalExecutors(1, 0, Map.of());
-    await("1 pending request", () -> amrm.pendingAtLastHeartbeat == 1);
+    step();
     Container wanted = containers.container("node1", EXECUTOR);
     Container extra = containers.container("node2", EXECUTOR);
 
     amrm.toAllocate.addAll(List.of(wanted, extra));
-
-    await("surplus released", () -> amrm.released.contains(extra.getId()));
-    await("one executor launched", () -> driver.launched.size() == 1);
+    nextHeartbeat();
+    assertEquals(Set.of(extra.getId()), amrm.released);
+    assertEquals(1, driver.launched.size());
     assertEquals(List.of(wanted.getId()), started);
 
     // Its completion is not an executor's and not a failure.
     amrm.toComplete.add(TestContainers.released(extra));
-    await("completion seen", () -> driver.events.stream()
+    nextHeartbeat();
+    assertTrue(driver.events.stream()
         .anyMatch(e -> e.startsWith("containerCompleted container " + extra.getId())));
     assertEquals(List.of(), driver.exited);
     assertEquals(List.of(), driver.aborts);
@@ -260,182 +380,236 @@ class YarnAllocatorTest {
 
   @Test
   void targetDropCancelsPendingRequests() {
-    start(3);
+    bind(3, 0, Duration.ZERO);
     allocator.requestTotalExecutors(5, 0, Map.of());
-    await("5 pending", () -> amrm.pendingAtLastHeartbeat == 5);
+    step();
+    assertEquals(5, amrm.pendingAtLastHeartbeat);
     allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    step();
+    assertEquals(2, amrm.pendingAtLastHeartbeat);
   }
 
   @Test
   void killedExecutorIsReleasedAndNotAFailure() {
-    start(3);
+    bind(3, 0, Duration.ZERO);
     allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    step();
     Container first = containers.container("node1", EXECUTOR);
     amrm.toAllocate.addAll(List.of(first, containers.container("node2", EXECUTOR)));
-    await("2 launched", () -> driver.launched.size() == 2);
-    String firstId = driver.launched.stream().filter(l -> l.contains("node1")).findFirst()
-        .orElseThrow().split("@")[0];
+    nextHeartbeat();
+    assertEquals(List.of("1@node1:7337", "2@node2:7337"), driver.launched);
 
     allocator.requestTotalExecutors(1, 0, Map.of());
-    allocator.killExecutors(List.of(firstId));
-    await("killed container released", () -> amrm.released.contains(first.getId()));
+    allocator.killExecutors(List.of("1"));
+    step();
+    assertEquals(Set.of(first.getId()), amrm.released, "released at once");
     amrm.toComplete.add(TestContainers.released(first));
+    nextHeartbeat();
 
-    await("exit reported", () -> driver.exited.size() == 1);
-    assertTrue(driver.exited.get(0).startsWith(firstId + " ended: released by the"),
+    assertEquals(1, driver.exited.size(), driver.exited::toString);
+    assertTrue(driver.exited.get(0).startsWith("1 ended: released by the"),
         driver.exited::toString);
     // No replacement is requested: target 1, one running.
-    await("no pending requests", () -> amrm.pendingAtLastHeartbeat == 0);
+    assertEquals(0, amrm.pendingAtLastHeartbeat);
   }
 
   @Test
   void failuresPastTheLimitAbortTheApplication() {
-    start(1);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container a = containers.container("node1", EXECUTOR);
-    Container b = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
+    bind(1, 0, Duration.ZERO);
+    launchTwo("node1", "node2");
 
-    amrm.toComplete.add(TestContainers.completed(a, 1, "boom"));
-    await("first failure reported", () -> driver.exited.size() == 1);
+    amrm.toComplete.add(TestContainers.completed(launched(0), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(1, driver.exited.size());
     assertTrue(driver.exited.get(0).contains("failed: executor exited with status 1: boom"),
         driver.exited::toString);
     assertEquals(List.of(), driver.aborts, "1 failure is not past tide.executor.maxFailures=1");
 
-    amrm.toComplete.add(TestContainers.completed(b, 52, "out of memory"));
-    await("abort", () -> driver.aborts.size() == 1);
+    amrm.toComplete.add(TestContainers.completed(launched(1), 1, "boom again"));
+    nextHeartbeat();
+    assertEquals(1, driver.aborts.size());
     String abort = driver.aborts.get(0);
-    assertTrue(abort.contains("tide.executor.maxFailures = 1"), abort);
-    assertTrue(abort.contains("node2") && abort.contains("out of memory"), abort);
+    assertTrue(abort.startsWith("2 executor failures within 3600 s (more than"
+        + " tide.executor.maxFailures = 1; per node {node1=1, node2=1})"), abort);
+    assertTrue(abort.endsWith("last: executor 2 on node2: executor exited with status 1:"
+        + " boom again"), abort);
   }
 
   @Test
-  void preemptionAndMemoryKillsAreNotFailures() {
-    start(1);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container a = containers.container("node1", EXECUTOR);
-    Container b = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
+  void preemptedExecutorIsNotAFailureAndIsReplaced() {
+    bind(1, 1, Duration.ZERO);
+    launchTwo("node1", "node2");
 
-    amrm.toComplete.add(TestContainers.completed(a, ContainerExitStatus.PREEMPTED, ""));
-    amrm.toComplete.add(TestContainers.completed(b, ContainerExitStatus.KILLED_EXCEEDED_PMEM,
-        "beyond physical memory limits"));
-    await("2 exits", () -> driver.exited.size() == 2);
-    assertTrue(driver.exited.stream().noneMatch(e -> e.contains(" failed: ")),
-        driver.exited::toString);
-    assertTrue(driver.exited.stream().anyMatch(e -> e.contains("tide.executor.memoryOverhead")),
-        driver.exited::toString);
+    amrm.toComplete.add(TestContainers.completed(launched(0), ContainerExitStatus.PREEMPTED,
+        ""));
+    amrm.toComplete.add(TestContainers.completed(launched(1), ContainerExitStatus.PREEMPTED,
+        ""));
+    nextHeartbeat();
+    assertEquals(List.of("1 ended: preempted by YARN (exit status -102)",
+        "2 ended: preempted by YARN (exit status -102)"), driver.exited);
     assertEquals(List.of(), driver.aborts);
-    // Both are replaced.
-    await("2 new requests", () -> amrm.pendingAtLastHeartbeat == 2);
+    assertEquals(Set.of(), amrm.excludedNodes);
+    nextHeartbeat();
+    assertEquals(2, amrm.pendingAtLastHeartbeat, "both replaced");
+  }
+
+  /**
+   * Containers killed for exceeding their memory (YARN's -104 and -105, the executor's own exit
+   * 52 after a task ran out of heap) are executor failures: reported as failed, counted towards
+   * tide.executor.maxFailures. But not against their node: two on one node with
+   * tide.yarn.maxFailuresPerHost = 2 do not exclude it (two exits with status 1 do:
+   * {@link #repeatedFailuresOnANodeExcludeItUntilTheTimeout}).
+   */
+  @Test
+  void aMemoryKilledExecutorIsCountedButItsNodeIsNotExcluded() {
+    amrm.clusterNodes = 3;
+    bind(2, 2, Duration.ZERO);
+    launchTwo("node1", "node1");
+
+    amrm.toComplete.add(TestContainers.completed(launched(0),
+        ContainerExitStatus.KILLED_EXCEEDED_PMEM, "beyond physical memory limits"));
+    amrm.toComplete.add(TestContainers.completed(launched(1), 52, ""));
+    nextHeartbeat();
+    assertEquals(2, driver.exited.size(), driver.exited::toString);
+    assertTrue(driver.exited.get(0).startsWith("1 failed: killed by YARN for exceeding its"
+        + " physical memory limit (exit status -104); raise tide.executor.memoryOverhead"),
+        driver.exited::toString);
+    assertTrue(driver.exited.get(1).startsWith("2 failed: executor exited with status 52"
+        + " after a task ran out of heap"), driver.exited::toString);
+    assertEquals(Set.of(), amrm.excludedNodes, "node1 is not excluded");
+    assertTrue(driver.events.stream().noneMatch(e -> e.startsWith("nodeExcluded")),
+        driver.events::toString);
+    assertEquals(List.of(), driver.aborts, "2 failures are not past tide.executor.maxFailures");
+
+    // Replaced, and node1 may take the replacement; a third memory kill is one too many.
+    nextHeartbeat();
+    assertEquals(2, amrm.pendingAtLastHeartbeat);
+    Container third = containers.container("node1", EXECUTOR);
+    amrm.toAllocate.add(third);
+    nextHeartbeat();
+    assertEquals(List.of(third.getId()), started.subList(2, 3));
+    amrm.toComplete.add(TestContainers.completed(third,
+        ContainerExitStatus.KILLED_EXCEEDED_VMEM, ""));
+    nextHeartbeat();
+    assertEquals(1, driver.aborts.size(), driver.exited::toString);
+    String abort = driver.aborts.get(0);
+    assertTrue(abort.startsWith("3 executor failures within 3600 s (more than"
+        + " tide.executor.maxFailures = 2; per node {}, 3 exceeded their memory); last:"
+        + " executor 3 on node1: killed by YARN for exceeding its virtual memory limit"), abort);
+    assertEquals(Set.of(), amrm.excludedNodes);
+  }
+
+  /**
+   * tide.executor.maxFailures unset, maxExecutors unbounded: the limit is twice the most
+   * executors the application had at once (2 here), at least 3.
+   */
+  @Test
+  void byDefaultTheFailureLimitFollowsTheMostExecutorsAtOnce() {
+    bind(0, 0, Duration.ZERO);
+    launchTwo("node1", "node2");
+    for (int round = 0; round < 2; round++) {
+      amrm.toComplete.add(TestContainers.completed(launched(2 * round), 1, "boom"));
+      amrm.toComplete.add(TestContainers.completed(launched(2 * round + 1), 1, "boom"));
+      nextHeartbeat();
+      nextHeartbeat();
+      amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+          containers.container("node2", EXECUTOR)));
+      nextHeartbeat();
+    }
+    assertEquals(List.of(), driver.aborts, "4 failures, the limit is 2 x 2");
+    amrm.toComplete.add(TestContainers.completed(launched(4), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(1, driver.aborts.size(), driver.exited::toString);
+    assertTrue(driver.aborts.get(0).startsWith("5 executor failures within 3600 s (more than"
+        + " tide.executor.maxFailures = 4 (by default twice the most executors the application"
+        + " had at once, 2, at least 3)"), driver.aborts::toString);
   }
 
   @Test
   void failedLaunchIsReleasedAndCounted() {
-    start(1);
+    bind(1, 0, Duration.ZERO);
     allocator.requestTotalExecutors(1, 0, Map.of());
-    await("1 pending", () -> amrm.pendingAtLastHeartbeat == 1);
+    step();
     Container bad = containers.container("node1", EXECUTOR);
     failToStart.add(bad.getId());
     amrm.toAllocate.add(bad);
+    nextHeartbeat();
 
-    await("bad container released", () -> amrm.released.contains(bad.getId()));
+    assertEquals(Set.of(bad.getId()), amrm.released);
     assertEquals(List.of(), driver.launched);
-    // A replacement is requested.
-    await("replacement requested", () -> amrm.pendingAtLastHeartbeat == 1);
+    assertEquals(1, amrm.pendingAtLastHeartbeat, "a replacement is asked for at once");
 
     Container bad2 = containers.container("node1", EXECUTOR);
     failToStart.add(bad2.getId());
     amrm.toAllocate.add(bad2);
-    await("abort after second failed launch", () -> driver.aborts.size() == 1);
+    nextHeartbeat();
+    assertEquals(1, driver.aborts.size());
     assertTrue(driver.aborts.get(0).contains("NodeManager refused"), driver.aborts::toString);
   }
 
   @Test
-  void stopReleasesEveryContainer() throws Exception {
-    start(3);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container a = containers.container("node1", EXECUTOR);
-    Container b = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
-
-    allocator.stop(DEADLINE);
-
-    assertEquals(Set.of(a.getId(), b.getId()), amrm.released);
-  }
-
-  @Test
-  void localityHintsBecomeRequestsOnThoseNodes() throws Exception {
-    startWithSettings(3, Duration.ZERO);
+  void localityHintsBecomeRequestsOnThoseNodes() {
+    bind(3, 0, Duration.ZERO);
     // 4 tasks prefer node1, 2 tasks per executor: 2 executors there.
     allocator.requestTotalExecutors(3, 4, Map.of("node1", 4));
-    await("3 pending", () -> amrm.pendingAtLastHeartbeat == 3);
-    // Hints change: the node1 requests are cancelled and placed on node2.
+    step();
+    assertEquals(3, amrm.pendingAtLastHeartbeat);
     assertEquals(2, amrm.pendingOn("node1"));
+    // Hints change: the node1 requests are cancelled and placed on node2.
     allocator.requestTotalExecutors(3, 2, Map.of("node2", 2));
-    await("requests moved to node2",
-        () -> amrm.pendingOn("node2") == 1 && amrm.pendingOn("node1") == 0);
-    await("3 pending", () -> amrm.pendingAtLastHeartbeat == 3);
+    step();
+    assertEquals(1, amrm.pendingOn("node2"));
+    assertEquals(0, amrm.pendingOn("node1"));
+    assertEquals(3, amrm.pendingAtLastHeartbeat);
   }
 
   @Test
   void unregisteredExecutorIsReleasedAndReplacedAfterTheTimeout() {
-    startWithSettings(3, Duration.ofSeconds(60));
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container slow = containers.container("node1", EXECUTOR);
-    Container fine = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(slow, fine));
-    await("2 launched", () -> driver.launched.size() == 2);
-    String fineId = driver.launched.stream().filter(l -> l.contains("node2")).findFirst()
-        .orElseThrow().split("@")[0];
-    driver.registered.add(fineId);
-    await("no pending", () -> amrm.pendingAtLastHeartbeat == 0);
+    bind(3, 2, Duration.ofSeconds(60));
+    launchTwo("node1", "node2");
+    long launchedAt = clock.millis();
+    driver.registered.add("2");
+    nextHeartbeat();
+    assertEquals(0, amrm.pendingAtLastHeartbeat);
 
-    clock.addAndGet(59_000);
-    int heartbeats = amrm.heartbeats;
-    await("a few more rounds", () -> amrm.heartbeats > heartbeats + 2);
+    runUntil(launchedAt + 59_999);
     assertEquals(Set.of(), amrm.released, "not yet past tide.executor.registrationTimeout");
 
-    clock.addAndGet(1_000);
-    await("unregistered executor released", () -> amrm.released.contains(slow.getId()));
-    await("replacement requested", () -> amrm.pendingAtLastHeartbeat == 1);
-    assertEquals(Set.of(slow.getId()), amrm.released, "the registered executor stays");
-    amrm.toComplete.add(TestContainers.released(slow));
-    await("exit reported", () -> driver.exited.size() == 1);
+    // The next round (at most 3 s later) releases it and asks for a replacement at once.
+    heartbeatMillis.clear();
+    runFor(3_000);
+    assertEquals(Set.of(launched(0).getId()), amrm.released, "the registered executor stays");
+    assertTrue(heartbeatMillis.get(0) >= launchedAt + 60_000
+        && heartbeatMillis.get(0) < launchedAt + 63_000, heartbeatMillis::toString);
+    assertEquals(1, amrm.pendingAtLastHeartbeat, "replacement requested");
     assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("containerReleased")
         && e.contains("not registered in time")), driver.events::toString);
+    amrm.toComplete.add(TestContainers.released(launched(0)));
+    nextHeartbeat();
+    assertEquals(1, driver.exited.size(), driver.exited::toString);
   }
 
   @Test
   void repeatedFailuresOnANodeExcludeItUntilTheTimeout() {
-    startWithSettings(10, Duration.ZERO);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container a = containers.container("bad", EXECUTOR);
-    Container b = containers.container("bad", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
+    amrm.clusterNodes = 3;
+    bind(10, 2, Duration.ZERO);
+    launchTwo("bad", "bad");
 
-    amrm.toComplete.add(TestContainers.completed(a, 1, "boom"));
-    await("first failure", () -> driver.exited.size() == 1);
+    amrm.toComplete.add(TestContainers.completed(launched(0), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(1, driver.exited.size());
     assertEquals(Set.of(), amrm.excludedNodes, "1 failure is below tide.yarn.maxFailuresPerHost");
-    amrm.toComplete.add(TestContainers.completed(b, 1, "boom"));
-    await("node excluded", () -> amrm.excludedNodes.contains("bad"));
+    amrm.toComplete.add(TestContainers.completed(launched(1), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(Set.of("bad"), amrm.excludedNodes);
     assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("nodeExcluded node bad")),
         driver.events::toString);
     assertEquals(List.of(), driver.aborts);
 
-    clock.addAndGet(Duration.ofMinutes(10).toMillis());
-    await("exclusion ended", () -> amrm.excludedNodes.isEmpty());
+    runFor(Duration.ofMinutes(10).toMillis() - 3_000);
+    assertEquals(Set.of("bad"), amrm.excludedNodes, "not 10 min yet");
+    runFor(3_000);
+    assertEquals(Set.of(), amrm.excludedNodes, "exclusion ended");
   }
 
   /**
@@ -445,67 +619,312 @@ class YarnAllocatorTest {
    */
   @Test
   void whenEveryNodeIsExcludedTheOldestIsLiftedAndTheJobGoesOn() {
-    startWantingTwoExecutors(2);
+    bindWantingTwoExecutors(2);
     failTwiceOn("node1");
-    clock.addAndGet(1_000);
+    clock.advanceMillis(1_000);
     failTwiceOn("node2");
+    nextHeartbeat();
 
-    await("node1's exclusion lifted", () -> amrm.excludedNodes.equals(Set.of("node2")));
+    assertEquals(Set.of("node2"), amrm.excludedNodes, "node1's exclusion lifted");
     assertTrue(driver.events.stream().anyMatch(
         e -> e.startsWith("nodeExclusionLifted node node1 clusterNodes 2 excludedNodes 2")),
         driver.events::toString);
-    await("replacements requested", () -> amrm.pendingAtLastHeartbeat == 2);
+    assertEquals(2, amrm.pendingAtLastHeartbeat, "replacements requested");
 
     amrm.toAllocate.add(containers.container("node1", EXECUTOR));
-    await("an executor launched on node1", () -> driver.launched.contains("5@node1:7337"));
+    nextHeartbeat();
+    assertTrue(driver.launched.contains("5@node1:7337"), driver.launched::toString);
     assertEquals(List.of(), driver.aborts);
   }
 
   @Test
   void theStatusSaysWhichNodesAreExcludedWhileExecutorsAreMissing() {
-    startWantingTwoExecutors(2);
+    bindWantingTwoExecutors(2);
     assertEquals("", allocator.waitingReason(), "nothing excluded");
 
     failTwiceOn("node1");
-    await("node1 in the status", () -> allocator.waitingReason()
-        .equals("nodes excluded node1 (executor failures)"));
+    assertEquals("nodes excluded node1 (executor failures)", allocator.waitingReason());
     failTwiceOn("node2");
-    await("the lift in the status", () -> allocator.waitingReason().equals(
-        "nodes excluded node2 (executor failures); all 2 nodes were excluded, lifted node1"));
+    nextHeartbeat();
+    assertEquals("nodes excluded node2 (executor failures); all 2 nodes were excluded, lifted"
+        + " node1", allocator.waitingReason());
 
     amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
         containers.container("node1", EXECUTOR)));
-    await("target met, nothing to explain", () -> allocator.waitingReason().isEmpty());
+    nextHeartbeat();
+    assertEquals("", allocator.waitingReason(), "target met, nothing to explain");
   }
 
   @Test
   void exclusionsOfNodesTheRmReportsLostDoNotKeepOthersExcluded() {
-    startWantingTwoExecutors(3);
+    bindWantingTwoExecutors(3);
     failTwiceOn("gone");
     amrm.toUpdateNodes.add(NodeReport.newInstance(NodeId.newInstance("gone", 45454),
         NodeState.LOST, "gone:8042", "/rack1", null, null, 0, "lost", 0));
     amrm.clusterNodes = 2;
-    clock.addAndGet(1_000);
+    clock.advanceMillis(1_000);
     failTwiceOn("node1");
-    int heartbeats = amrm.heartbeats;
-    await("a few more rounds", () -> amrm.heartbeats > heartbeats + 2);
+    runFor(1_000);
     assertEquals(Set.of("gone", "node1"), amrm.excludedNodes, "node2 is still usable");
 
-    clock.addAndGet(1_000);
+    clock.advanceMillis(1_000);
     failTwiceOn("node2");
-    await("node1's exclusion lifted, not the lost node's",
-        () -> amrm.excludedNodes.equals(Set.of("gone", "node2")));
+    nextHeartbeat();
+    assertEquals(Set.of("gone", "node2"), amrm.excludedNodes,
+        "node1's exclusion lifted, not the lost node's");
+  }
+
+  @Test
+  void failuresOlderThanTheValidityIntervalNoLongerCount() {
+    bind(1, 2, Duration.ZERO);
+    launchTwo("node1", "node2");
+
+    amrm.toComplete.add(TestContainers.completed(launched(0), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(1, driver.exited.size());
+    clock.advanceMillis(Duration.ofHours(1).toMillis());
+    amrm.toComplete.add(TestContainers.completed(launched(1), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(2, driver.exited.size());
+    runFor(1_000);
+    assertEquals(List.of(), driver.aborts, "the first failure expired an hour later");
+  }
+
+  @Test
+  void headroomCountsWholeExecutorsOfTheLastResponse() {
+    allocator = create(3, 0, Duration.ZERO);
+    assertEquals(0, allocator.grantableExecutors(), "unknown before the first heartbeat");
+    allocator.bind(driver, launcher(new CallerRunsExecutorService()), () -> 0.5f);
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    step();
+    // The scripted RM reports 8192 MiB and 8 vcores: 10 by memory, 8 by cores.
+    assertEquals(8, allocator.grantableExecutors());
+    assertEquals(2, ResourceManagerHeartbeat.executorsThatFit(Resource.newInstance(2000, 64),
+        EXECUTOR));
+    assertEquals(0, ResourceManagerHeartbeat.executorsThatFit(Resource.newInstance(-512, 4),
+        EXECUTOR));
   }
 
   /**
-   * Settings as {@link #startWithSettings} (2 failures exclude a node), a cluster of
-   * {@code clusterNodes} as the RM reports it, target 2 and its requests pending.
+   * The cadence with the production intervals: 200 ms while requests are pending, executors
+   * starting or released containers not yet reported completed, doubling to 3 s when nothing
+   * is, and a heartbeat at once when the target changes (not when it is declared unchanged) or
+   * an executor is killed.
    */
-  private void startWantingTwoExecutors(int clusterNodes) {
-    amrm.clusterNodes = clusterNodes;
-    startWithSettings(10, Duration.ZERO);
+  @Test
+  void heartbeatsEvery200msWhilePendingBacksOffTo3sAndWakesOnANewTarget() {
+    bind(3, 0, Duration.ZERO);
+
+    // Nothing asked for: the first round at once, then 400, 800, 1600 ms, then every 3 s.
+    runUntil(3_000);
+    assertEquals(List.of(0L, 400L, 1_200L, 2_800L), heartbeatMillis, "backing off");
+    heartbeatMillis.clear();
+    allocator.requestTotalExecutors(0, 0, Map.of());
+    runUntil(9_000);
+    assertEquals(List.of(5_800L, 8_800L), heartbeatMillis,
+        "every 3 s; an unchanged target wakes nothing");
+
+    // A new target: a heartbeat at once, then every 200 ms while its requests are pending.
+    heartbeatMillis.clear();
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    runUntil(9_600);
+    assertEquals(List.of(9_000L, 9_200L, 9_400L, 9_600L), heartbeatMillis);
+    assertEquals(2, amrm.pendingAtLastHeartbeat);
+
+    // Both granted at 9800: one more 200 ms round while they start, then backing off again.
+    heartbeatMillis.clear();
+    Container node1 = containers.container("node1", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(node1, containers.container("node2", EXECUTOR)));
+    runUntil(13_000);
+    assertEquals(2, driver.launched.size());
+    assertEquals(List.of(9_800L, 10_000L, 10_400L, 11_200L, 12_800L), heartbeatMillis);
+
+    // Woken at once by a new target, not at 12800 + 3200.
+    heartbeatMillis.clear();
+    allocator.requestTotalExecutors(3, 0, Map.of());
+    runUntil(13_400);
+    assertEquals(List.of(13_000L, 13_200L, 13_400L), heartbeatMillis);
+    assertEquals(1, amrm.pendingAtLastHeartbeat);
+
+    // Target 1 and one executor killed (as the driver removes an idle one): released at once,
+    // then 200 ms rounds until the RM reports the container completed, then backing off again.
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    runUntil(20_000);
+    heartbeatMillis.clear();
+    allocator.killExecutors(List.of("1"));
+    runUntil(20_800);
+    assertTrue(amrm.released.contains(node1.getId()));
+    assertEquals(List.of(20_000L, 20_200L, 20_400L, 20_600L, 20_800L), heartbeatMillis,
+        "200 ms while the release is not reported");
+    heartbeatMillis.clear();
+    amrm.toComplete.add(TestContainers.released(node1));
+    runUntil(24_000);
+    assertEquals(1, driver.exited.size(), driver.exited::toString);
+    assertEquals(List.of(21_000L, 21_400L, 22_200L, 23_800L), heartbeatMillis);
+  }
+
+  @Test
+  void fiveFailedHeartbeatsInARowAbortTheApplication() {
+    bind(3, 0, Duration.ZERO);
+    amrm.unreachableHeartbeats = 4;
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    runFor(2_000);
+    assertEquals(List.of(), driver.aborts, "4 in a row, then answered");
+    assertEquals(1, amrm.pendingAtLastHeartbeat);
+
+    amrm.unreachableHeartbeats = 5;
+    runFor(1_000);
+    assertEquals(List.of("lost contact with the ResourceManager after 5 failed heartbeats:"
+        + " java.net.ConnectException: Connection refused"), driver.aborts);
+  }
+
+  @Test
+  void anRmThatNoLongerKnowsTheAttemptAbortsTheApplication() {
+    bind(3, 0, Duration.ZERO);
+    amrm.attemptUnknown = true;
+    step();
+    assertEquals(List.of("the ResourceManager no longer knows this application attempt:"
+        + " Application attempt " + TestContainers.ATTEMPT + " doesn't exist in"
+        + " ApplicationMasterService cache."), driver.aborts);
+  }
+
+  /**
+   * Issue 15: an exception in a round used to kill the allocator thread silently; the job then
+   * waited for the RM to expire the AM. Now it aborts the application with that cause, and the
+   * allocator stops: no more heartbeats.
+   */
+  @Test
+  void aRoundThatThrowsAbortsTheApplicationWithThatCause() {
+    bind(3, 0, Duration.ZERO);
+    launchTwo("node1", "node2");
+    amrm.refuseRequestsWith = "Cannot submit a ContainerRequest asking for location node1 with"
+        + " locality relaxation true when it has already been requested with locality"
+        + " relaxation false";
+
+    allocator.requestTotalExecutors(3, 0, Map.of());
+    step();
+
+    assertEquals(1, driver.aborts.size(), "aborted at once");
+    String abort = driver.aborts.get(0);
+    assertTrue(abort.startsWith("the YARN allocator failed: org.apache.hadoop.yarn.client.api"
+        + ".InvalidContainerRequestException: Cannot submit a ContainerRequest asking for"
+        + " location node1"), abort);
+    assertTrue(abort.contains("(at dev.tide.am.YarnAllocatorTest$ScriptedAmrmClient"
+        + ".addContainerRequest("), abort);
+    int heartbeats = amrm.heartbeats;
+    assertEquals(YarnAllocator.FAILED, allocator.runDue());
+    allocator.requestTotalExecutors(4, 0, Map.of());
+    runFor(10_000);
+    assertEquals(heartbeats, amrm.heartbeats, "the allocator stopped");
+    assertEquals(1, driver.aborts.size());
+  }
+
+  @Test
+  void anErrorInTheHeartbeatAbortsTheApplicationWithThatCause() {
+    bind(3, 0, Duration.ZERO);
+    amrm.failNextHeartbeatWith = "'long org.apache.hadoop.yarn.api.records.Resource"
+        + ".getMemorySize()'";
+
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    step();
+
+    assertEquals(1, driver.aborts.size());
+    assertTrue(driver.aborts.get(0).startsWith("the YARN allocator failed:"
+        + " java.lang.NoSuchMethodError: 'long org.apache.hadoop.yarn.api.records.Resource"
+        + ".getMemorySize()' (at dev.tide.am.YarnAllocatorTest$ScriptedAmrmClient.allocate("),
+        driver.aborts::toString);
+  }
+
+  /** A task posted to the allocator (here a launch result the driver fails on) as well. */
+  @Test
+  void aMailboxTaskThatThrowsAbortsTheApplicationWithThatCause() {
+    bind(3, 0, Duration.ZERO);
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    step();
+    driver.failLaunched = true;
+    amrm.toAllocate.add(containers.container("node1", EXECUTOR));
+    nextHeartbeat();
+
+    assertEquals(1, driver.aborts.size());
+    String abort = driver.aborts.get(0);
+    assertTrue(abort.startsWith("the YARN allocator failed: java.lang.IllegalStateException:"
+        + " driver loop shut down (at dev.tide.am.YarnAllocatorTest$RecordingDriver"
+        + ".executorLaunched("), abort);
+    assertTrue(abort.endsWith("; caused by java.util.concurrent.RejectedExecutionException:"
+        + " event loop terminated"), abort);
+  }
+
+  /**
+   * On the allocator's own thread: an Error in a heartbeat aborts the application, and the
+   * thread releases every container (with a last heartbeat) before it ends.
+   */
+  @Test
+  void onItsThreadAnErrorAbortsTheApplicationAndReleasesTheContainers() {
+    List<ContainerId> running = startThreadWithTwoExecutors();
+
+    amrm.failNextHeartbeatWith = "'java.util.List org.apache.hadoop.yarn.api.protocolrecords"
+        + ".AllocateResponse.getUpdatedContainers()'";
+    await("aborted", () -> driver.aborts.size() == 1);
+    assertTrue(driver.aborts.get(0).startsWith("the YARN allocator failed:"
+        + " java.lang.NoSuchMethodError: 'java.util.List"), driver.aborts::toString);
+    await("both containers released", () -> amrm.released.equals(Set.copyOf(running)));
+  }
+
+  @Test
+  void stopReleasesEveryContainer() throws Exception {
+    List<ContainerId> running = startThreadWithTwoExecutors();
+
+    allocator.stop(DEADLINE);
+
+    assertEquals(Set.copyOf(running), amrm.released);
+  }
+
+  /** The allocator on its own thread, two executors launched; their containers. */
+  private List<ContainerId> startThreadWithTwoExecutors() {
+    startThread(3);
     allocator.requestTotalExecutors(2, 0, Map.of());
     await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    Container a = containers.container("node1", EXECUTOR);
+    Container b = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.addAll(List.of(a, b));
+    await("2 launched", () -> driver.launched.size() == 2);
+    return List.of(a.getId(), b.getId());
+  }
+
+  /** Target 2, two containers on these hosts granted and their executors launched. */
+  private void launchTwo(String host1, String host2) {
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    step();
+    assertEquals(2, amrm.pendingAtLastHeartbeat);
+    amrm.toAllocate.addAll(List.of(containers.container(host1, EXECUTOR),
+        containers.container(host2, EXECUTOR)));
+    nextHeartbeat();
+    assertEquals(2, driver.launched.size(), driver.launched::toString);
+  }
+
+  /** The container of the {@code index}-th launched executor (0-based). */
+  private Container launched(int index) {
+    ContainerId id = started.get(index);
+    for (String event : driver.events) {
+      if (event.startsWith("containerAllocated container " + id + " ")) {
+        String host = event.split(" ")[4];
+        return Container.newInstance(id, NodeId.newInstance(host, 45454), host + ":8042",
+            EXECUTOR, TestContainers.PRIORITY, null);
+      }
+    }
+    throw new AssertionError("no container " + id + " in " + driver.events);
+  }
+
+  /**
+   * Failures count for 1 h, 2 of them exclude a node, a cluster of {@code clusterNodes} as the
+   * RM reports it, target 2 and its requests pending.
+   */
+  private void bindWantingTwoExecutors(int clusterNodes) {
+    amrm.clusterNodes = clusterNodes;
+    bind(10, 2, Duration.ZERO);
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    step();
+    assertEquals(2, amrm.pendingAtLastHeartbeat);
   }
 
   /** Two executors on {@code node} fail: the node is excluded (2 failures per node). */
@@ -514,154 +933,15 @@ class YarnAllocatorTest {
     Container a = containers.container(node, EXECUTOR);
     Container b = containers.container(node, EXECUTOR);
     amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched on " + node, () -> driver.launched.size() == launchedBefore + 2);
+    nextHeartbeat();
+    assertEquals(launchedBefore + 2, driver.launched.size(), "2 launched on " + node);
     int exitedBefore = driver.exited.size();
     amrm.toComplete.addAll(List.of(TestContainers.completed(a, 1, "boom"),
         TestContainers.completed(b, 1, "boom")));
-    await("2 failures on " + node, () -> driver.exited.size() == exitedBefore + 2);
-    await(node + " excluded", () -> driver.events.stream()
-        .anyMatch(e -> e.startsWith("nodeExcluded node " + node + " ")));
-  }
-
-  @Test
-  void failuresOlderThanTheValidityIntervalNoLongerCount() {
-    startWithSettings(1, Duration.ZERO);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
-    Container a = containers.container("node1", EXECUTOR);
-    Container b = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
-
-    amrm.toComplete.add(TestContainers.completed(a, 1, "boom"));
-    await("first failure", () -> driver.exited.size() == 1);
-    clock.addAndGet(Duration.ofHours(1).toMillis());
-    amrm.toComplete.add(TestContainers.completed(b, 1, "boom"));
-    await("second failure", () -> driver.exited.size() == 2);
-    int heartbeats = amrm.heartbeats;
-    await("a few more rounds", () -> amrm.heartbeats > heartbeats + 2);
-    assertEquals(List.of(), driver.aborts, "the first failure expired an hour later");
-  }
-
-  @Test
-  void headroomCountsWholeExecutorsOfTheLastResponse() {
-    YarnAllocator created = new YarnAllocator(amrm,
-        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
-        new ExitStatusClassifier(512, 256), 3, Duration.ofMillis(10), Duration.ofMillis(50));
-    assertEquals(0, created.grantableExecutors(), "unknown before the first heartbeat");
-    start(created);
-    allocator.requestTotalExecutors(1, 0, Map.of());
-    // The scripted RM reports 8192 MiB and 8 vcores: 10 by memory, 8 by cores.
-    await("headroom known", () -> allocator.grantableExecutors() == 8);
-    assertEquals(2, YarnAllocator.executorsThatFit(Resource.newInstance(2000, 64), EXECUTOR));
-    assertEquals(0, YarnAllocator.executorsThatFit(Resource.newInstance(-512, 4), EXECUTOR));
-  }
-
-  /**
-   * The cadence with the production intervals, on a manual clock and the test's thread: 200 ms
-   * while requests are pending, executors starting or released containers not yet reported
-   * completed, doubling to 3 s when nothing is, and a heartbeat at once when the target changes
-   * (not when it is declared unchanged) or an executor is killed.
-   */
-  @Test
-  void heartbeatsEvery200msWhilePendingBacksOffTo3sAndWakesOnANewTarget() {
-    ManualHeartbeats rm = new ManualHeartbeats(amrm);
-    YarnAllocator manual = new YarnAllocator(amrm,
-        new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY),
-        new ExitStatusClassifier(512, 256), new YarnAllocator.Settings(EXECUTOR, 3,
-            Duration.ofHours(1), 0, Duration.ofMinutes(10), Duration.ZERO,
-            Duration.ofMillis(200), Duration.ofSeconds(3), false, clock::get),
-        rm::nanos);
-    manual.bind(driver, new ExecutorLauncher(new ExecutorLaunchContexts(
-        new Configuration(false), TestContainers.APP.toString(), "amhost", 40000,
-        AppSecret.generate(), Map.of()), (container, context) -> {
-          started.add(container.getId());
-          return Map.of("tide_shuffle", ByteBuffer.allocate(4).putInt(0, 7337));
-        }, new CallerRunsExecutorService(), ByteBuffer::getInt), () -> 0.5f);
-
-    // Nothing asked for: the first round at once, then 400, 800, 1600 ms, then every 3 s.
-    rm.runUntil(manual, 3_000);
-    assertEquals(List.of(0L, 400L, 1_200L, 2_800L), rm.heartbeatMillis, "backing off");
-    rm.heartbeatMillis.clear();
-    manual.requestTotalExecutors(0, 0, Map.of());
-    rm.runUntil(manual, 9_000);
-    assertEquals(List.of(5_800L, 8_800L), rm.heartbeatMillis,
-        "every 3 s; an unchanged target wakes nothing");
-
-    // A new target: a heartbeat at once, then every 200 ms while its requests are pending.
-    rm.heartbeatMillis.clear();
-    manual.requestTotalExecutors(2, 0, Map.of());
-    rm.runUntil(manual, 9_600);
-    assertEquals(List.of(9_000L, 9_200L, 9_400L, 9_600L), rm.heartbeatMillis);
-    assertEquals(2, amrm.pendingAtLastHeartbeat);
-
-    // Both granted at 9800: one more 200 ms round while they start, then backing off again.
-    rm.heartbeatMillis.clear();
-    Container node1 = containers.container("node1", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(node1, containers.container("node2", EXECUTOR)));
-    rm.runUntil(manual, 13_000);
-    assertEquals(2, driver.launched.size());
-    assertEquals(List.of(9_800L, 10_000L, 10_400L, 11_200L, 12_800L), rm.heartbeatMillis);
-
-    // Woken at once by a new target, not at 12800 + 3200.
-    rm.heartbeatMillis.clear();
-    manual.requestTotalExecutors(3, 0, Map.of());
-    rm.runUntil(manual, 13_400);
-    assertEquals(List.of(13_000L, 13_200L, 13_400L), rm.heartbeatMillis);
-    assertEquals(1, amrm.pendingAtLastHeartbeat);
-
-    // Target 1 and one executor killed (as the driver removes an idle one): released at once,
-    // then 200 ms rounds until the RM reports the container completed, then backing off again.
-    manual.requestTotalExecutors(1, 0, Map.of());
-    rm.runUntil(manual, 20_000);
-    rm.heartbeatMillis.clear();
-    String victim = driver.launched.stream().filter(l -> l.contains("node1")).findFirst()
-        .orElseThrow().split("@")[0];
-    manual.killExecutors(List.of(victim));
-    rm.runUntil(manual, 20_800);
-    assertTrue(amrm.released.contains(node1.getId()));
-    assertEquals(List.of(20_000L, 20_200L, 20_400L, 20_600L, 20_800L), rm.heartbeatMillis,
-        "200 ms while the release is not reported");
-    rm.heartbeatMillis.clear();
-    amrm.toComplete.add(TestContainers.released(node1));
-    rm.runUntil(manual, 24_000);
-    assertEquals(1, driver.exited.size(), driver.exited::toString);
-    assertEquals(List.of(21_000L, 21_400L, 22_200L, 23_800L), rm.heartbeatMillis);
-  }
-
-  /** A manual clock that runs an allocator's loop on the test thread and notes its heartbeats. */
-  private static final class ManualHeartbeats {
-    private final ScriptedAmrmClient amrm;
-    final List<Long> heartbeatMillis = new ArrayList<>();
-    private long nowNanos;
-
-    ManualHeartbeats(ScriptedAmrmClient amrm) {
-      this.amrm = amrm;
-    }
-
-    long nanos() {
-      return nowNanos;
-    }
-
-    /** Runs every round due up to {@code endMillis}, jumping the clock from one to the next. */
-    void runUntil(YarnAllocator allocator, long endMillis) {
-      long end = TimeUnit.MILLISECONDS.toNanos(endMillis);
-      while (true) {
-        int before = amrm.heartbeats;
-        long wait = allocator.runDue();
-        if (amrm.heartbeats != before) {
-          heartbeatMillis.add(TimeUnit.NANOSECONDS.toMillis(nowNanos));
-        }
-        if (wait == 0) {
-          continue;
-        }
-        if (nowNanos + wait > end) {
-          nowNanos = end;
-          return;
-        }
-        nowNanos += wait;
-      }
-    }
+    nextHeartbeat();
+    assertEquals(exitedBefore + 2, driver.exited.size(), "2 failures on " + node);
+    assertTrue(driver.events.stream()
+        .anyMatch(e -> e.startsWith("nodeExcluded node " + node + " ")), node + " excluded");
   }
 
   /** Runs each launch on the caller's thread, so its result is posted before the next pass. */
@@ -695,6 +975,7 @@ class YarnAllocatorTest {
     }
   }
 
+  /** Polls with a deadline, for the tests that run the allocator's own thread. */
   private static void await(String what, BooleanSupplier condition) {
     long deadline = System.nanoTime() + DEADLINE.toNanos();
     while (!condition.getAsBoolean()) {
@@ -709,5 +990,4 @@ class YarnAllocatorTest {
       }
     }
   }
-
 }

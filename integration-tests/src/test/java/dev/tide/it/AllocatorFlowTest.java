@@ -8,6 +8,7 @@ import dev.tide.am.DriverCallbacks;
 import dev.tide.am.ExecutorLaunchContexts;
 import dev.tide.am.ExecutorLauncher;
 import dev.tide.am.ExitStatusClassifier;
+import dev.tide.am.MaxExecutorFailures;
 import dev.tide.am.YarnAllocator;
 import dev.tide.driver.AppSecret;
 import dev.tide.shuffle.ShuffleServiceMetadata;
@@ -209,9 +210,9 @@ class AllocatorFlowTest {
       allocator = new YarnAllocator(amrm,
           new ContainerRequestReconciler(amrm, executor, Priority.newInstance(1)),
           new ExitStatusClassifier((int) executor.getMemorySize() - 128, 128),
-          new YarnAllocator.Settings(executor, 3 + refusedLaunches, Duration.ofHours(1),
-              maxFailuresPerNode, Duration.ofMinutes(10), Duration.ZERO, Duration.ofMillis(200),
-              Duration.ofSeconds(3), true, System::currentTimeMillis));
+          new YarnAllocator.Settings(executor, MaxExecutorFailures.of(3 + refusedLaunches),
+              Duration.ofHours(1), maxFailuresPerNode, Duration.ofMinutes(10), Duration.ZERO,
+              Duration.ofMillis(200), Duration.ofSeconds(3), true, System::currentTimeMillis));
     }
 
     void start() {

@@ -1,6 +1,7 @@
 package dev.tide.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -127,11 +128,17 @@ class BoundedMemoryTest {
         reduce.get("bytesFetched"), reduce.get("fetchedToDiskBytes"), run.wallMillis());
   }
 
+  /**
+   * Also: an executor that ran out of heap exits 52; the AM counts that as an executor failure
+   * (DESIGN.md "Container outcome") but not against its node, which one such failure would
+   * otherwise exclude here (tide.yarn.maxFailuresPerHost = 1).
+   */
   @Test
   void reducerThatKeepsEverythingFailsTheJobNamingTheSettingWithoutMapReruns() throws Exception {
     FileSystem fs = cluster.fileSystem();
     Configuration conf = jobConf();
     conf.set("tide.task.maxAttempts", "2");
+    conf.set("tide.yarn.maxFailuresPerHost", "1");
     long records = 2 * HEAP / (GeneratedRecordsJob.KEY_BYTES + GeneratedRecordsJob.VALUE_BYTES);
 
     JobRun run = Submitter.run(conf, System.out, GeneratedRecordsJob.class.getName(),
@@ -148,5 +155,13 @@ class BoundedMemoryTest {
     long reduceAttempts = JobRun.named(events, "taskEnd").stream()
         .filter(e -> e.get("kind").equals("REDUCE")).count();
     assertEquals(2, reduceAttempts, "tide.task.maxAttempts attempts of the reducer");
+    List<EventLine> outOfHeap = JobRun.named(events, "containerCompleted").stream()
+        .filter(e -> e.get("exitStatus").equals("52")).toList();
+    assertFalse(outOfHeap.isEmpty(), "an executor exited 52: " + events);
+    for (EventLine exit : outOfHeap) {
+      assertEquals("true", exit.get("failure"), exit.toString());
+      assertTrue(exit.get("diagnostics").contains("ran out of heap"), exit.toString());
+    }
+    assertEquals(List.of(), JobRun.named(events, "nodeExcluded"), "no node excluded");
   }
 }

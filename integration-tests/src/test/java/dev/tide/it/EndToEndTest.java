@@ -26,6 +26,8 @@ import java.nio.ByteBuffer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEvent;
@@ -474,6 +476,37 @@ class EndToEndTest {
     JobRun run = Submitter.run(conf, System.out, FailingJob.class.getName());
     assertNotEquals(0, run.exitCode());
     assertTrue(run.output().contains("deliberate failure in a user mapper"), run.output());
+  }
+
+  /**
+   * Issue 15: an exception in the AM's allocator thread used to end the thread silently; the job
+   * then waited with no allocator until the RM expired the AM (10 min by default). Here the
+   * job's own rack mapping fails when the allocator resolves its first container's node: the
+   * application must fail at once, with that exception in its diagnostics.
+   */
+  @Test
+  void anAllocatorFailureFailsTheApplicationAtOnceWithItsCause() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("net.topology.node.switch.mapping.impl", BrokenRackMapping.class.getName());
+    conf.set("tide.dynamicAllocation.maxExecutors", "1");
+
+    JobRun run = Submitter.run(conf, System.out, "sleep", "-m", "1", "-r", "1", "-mt", "100",
+        "-rt", "100", "-o", "/sleep-broken-racks/out");
+
+    assertNotEquals(0, run.exitCode(), run.output());
+    String cause = "the YARN allocator failed: java.lang.IllegalStateException: rack mapping"
+        + " broken by the test for [";
+    assertTrue(run.output().contains(cause), run.output());
+    ApplicationReport report = cluster.yarnClient().getApplicationReport(
+        ApplicationId.fromString(run.appId()));
+    assertEquals(FinalApplicationStatus.FAILED, report.getFinalApplicationStatus());
+    assertTrue(report.getDiagnostics().contains(cause), report.getDiagnostics());
+    assertTrue(report.getDiagnostics().contains("(at dev.tide.it.BrokenRackMapping.resolve("),
+        report.getDiagnostics());
+    // A small application takes 2-3 s from submit to its end; the AM's expiry 10 min.
+    assertTrue(run.wallMillis() < 60_000, "ended after " + run.wallMillis() + " ms");
+    System.out.printf("allocator failure: application failed %d ms after submission%n",
+        run.wallMillis());
   }
 
   @Test

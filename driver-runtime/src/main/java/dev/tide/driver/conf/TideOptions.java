@@ -43,8 +43,15 @@ public final class TideOptions {
   public static final ConfigOption<String> EXECUTOR_JAVA_OPTS =
       stringOption("tide.executor.javaOpts", "", "Extra JVM options for executors.");
   public static final ConfigOption<Integer> EXECUTOR_MAX_FAILURES =
-      intOption("tide.executor.maxFailures", 6, 1,
-          "Executor failures (containers that exited with an error) before the job fails.");
+      intOption("tide.executor.maxFailures", 0, 0,
+          "Executor failures (containers that exited with an error, failed to start or exceeded"
+          + " their memory) within tide.executor.failuresValidityInterval that the job"
+          + " tolerates; one more fails it. 0 means twice the executors the job may run, at"
+          + " least 3, as Spark's: 2 x tide.dynamicAllocation.maxExecutors (2 x"
+          + " tide.streaming.dynamicAllocation.maxExecutors for a job sized by the streaming"
+          + " policy; 2 x the fixed count without dynamic allocation), and while maxExecutors"
+          + " is unbounded (its default) twice the most executors the job has had at once so"
+          + " far.");
   public static final ConfigOption<Duration> EXECUTOR_REGISTRATION_TIMEOUT =
       durationOption("tide.executor.registrationTimeout", "60s",
           "How long an executor keeps retrying to register with the driver before it exits.");

@@ -62,6 +62,9 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code requestTableOnly}: the cold round's requests, built beforehand, added to an
  *       empty AMRM request table (YARN's client bookkeeping alone).
  * </ul>
+ *
+ * <p>Every round runs against YARN's request table ({@code table=yarn}) and against a plain
+ * list ({@code table=none}): the second is Tide's own share of the round.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -88,12 +91,12 @@ public class AllocationRoundBench {
   private final Priority priority = Priority.newInstance(1);
 
   private String[] hostNames;
-  private Map<String, Integer> hints;
-  private Map<String, Integer> changedHints;
-  private Map<String, Integer> droppedHints;
-  private int droppedTasks;
-  private Map<String, Integer> rackDroppedHints;
-  private int rackDroppedTasks;
+  Map<String, Integer> hints;
+  Map<String, Integer> changedHints;
+  Map<String, Integer> droppedHints;
+  int droppedTasks;
+  Map<String, Integer> rackDroppedHints;
+  int rackDroppedTasks;
   private int target;
   private RackCache racks;
 
@@ -169,12 +172,21 @@ public class AllocationRoundBench {
     return m;
   }
 
-  /** A request table (an unstarted AMRM client) and the reconciler over it. */
+  /**
+   * A request table and the reconciler over it. {@code table}: {@code yarn}, YARN's real one
+   * (an unstarted AMRM client), the whole round as the AM runs it; {@code none}, a plain list
+   * ({@link PlainRequestList}), so that only Tide's own work is measured: the demand, stale
+   * requests, placement and the requests' construction.
+   */
   public static class Table {
+    @Param({"yarn", "none"})
+    public String table;
+
     ContainerRequestReconciler reconciler;
 
     void fresh(AllocationRoundBench b) {
-      AMRMClient<ContainerRequest> amrm = AMRMClient.createAMRMClient();
+      AMRMClient<ContainerRequest> amrm = table == null || table.equals("yarn")
+          ? AMRMClient.createAMRMClient() : new PlainRequestList();
       reconciler = new ContainerRequestReconciler(amrm, b.resource, b.priority,
           new LocalityPlacement(b.racks), TASKS_PER_EXECUTOR, b.racks);
     }

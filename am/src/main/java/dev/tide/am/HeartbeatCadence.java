@@ -1,0 +1,64 @@
+package dev.tide.am;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * When the allocator's next round (one heartbeat to the RM) is due: at once when woken (the
+ * target or hints changed, an executor was killed or failed to launch or register), every
+ * {@code fast} interval (200 ms in production) while anything is pending, starting or released
+ * but not yet reported completed (the RM reports a released container on the heartbeat after
+ * the release), else at intervals doubling up to {@code slow} (3 s).
+ *
+ * <p>Time comes from a monotonic nanosecond clock ({@code System::nanoTime}; a manual one in
+ * tests). Not thread-safe: the allocator thread only.
+ */
+final class HeartbeatCadence {
+  private final long fastMillis;
+  private final long slowMillis;
+  private final LongSupplier nanoClock;
+  private long intervalMillis;
+  private long nextDueNanos;
+  private boolean woken = true;
+
+  HeartbeatCadence(Duration fast, Duration slow, LongSupplier nanoClock) {
+    this.fastMillis = fast.toMillis();
+    this.slowMillis = Math.max(fastMillis, slow.toMillis());
+    this.nanoClock = nanoClock;
+    this.intervalMillis = fastMillis;
+    this.nextDueNanos = nanoClock.getAsLong();
+  }
+
+  /** The next round is due at once. */
+  void wake() {
+    woken = true;
+  }
+
+  /** Nanoseconds until the next round is due; 0 when it is due now. */
+  long nanosUntilDue() {
+    if (woken) {
+      return 0;
+    }
+    return Math.max(0, nextDueNanos - nanoClock.getAsLong());
+  }
+
+  /** A round starts: wakes from now on ask for the next one. */
+  void roundStarted() {
+    woken = false;
+  }
+
+  /** The round changed the requests: back to the fast interval. */
+  void requestsChanged() {
+    intervalMillis = fastMillis;
+  }
+
+  /**
+   * The round is over; the next is due after the fast interval while {@code busy}, else after
+   * twice the last interval, at most the slow one.
+   */
+  void roundDone(boolean busy) {
+    intervalMillis = busy ? fastMillis : Math.min(slowMillis, intervalMillis * 2);
+    nextDueNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+  }
+}

@@ -1,0 +1,32 @@
+package dev.tide.am;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A clock tests move by hand, serving both the wall-clock milliseconds (failure windows,
+ * exclusions, the launch watchdog) and the monotonic nanoseconds (the heartbeat cadence) of one
+ * time line. Not thread-safe: the test's thread only.
+ */
+final class ManualClock {
+  private long nowNanos;
+
+  ManualClock(long startMillis) {
+    this.nowNanos = TimeUnit.MILLISECONDS.toNanos(startMillis);
+  }
+
+  long millis() {
+    return TimeUnit.NANOSECONDS.toMillis(nowNanos);
+  }
+
+  long nanos() {
+    return nowNanos;
+  }
+
+  void advanceMillis(long millis) {
+    nowNanos += TimeUnit.MILLISECONDS.toNanos(millis);
+  }
+
+  void advanceNanos(long nanos) {
+    nowNanos += nanos;
+  }
+}
