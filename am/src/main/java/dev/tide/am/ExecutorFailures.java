@@ -36,7 +36,10 @@ public final class ExecutorFailures {
   public record Verdict(boolean tooMany, int recentFailures, Map<String, Integer> perNode,
       boolean nodeExcluded) {}
 
-  /** @param sequence counts failures from 1, so that forgiving needs no clock resolution */
+  /**
+   * @param node where it failed; null for a failure that is not held against a node
+   * @param sequence counts failures from 1, so that forgiving needs no clock resolution
+   */
   private record Failure(long atMillis, String node, long sequence) {}
 
   private final int maxFailures;
@@ -73,6 +76,18 @@ public final class ExecutorFailures {
       excluded = true;
     }
     return new Verdict(recent.size() > maxFailures, recent.size(), perNode, excluded);
+  }
+
+  /**
+   * Counts one executor failure that the application's own settings caused (a container killed
+   * for exceeding its memory): it counts towards {@code maxFailures} but not against the node
+   * it ran on, which never gets excluded for it.
+   */
+  public Verdict recordNotAgainstNode() {
+    long now = clock.getAsLong();
+    expire(now);
+    recent.addLast(new Failure(now, null, ++failuresRecorded));
+    return new Verdict(recent.size() > maxFailures, recent.size(), perNode(), false);
   }
 
   /** Nodes whose exclusion has ended; they are no longer excluded after this call. */
@@ -146,7 +161,7 @@ public final class ExecutorFailures {
     long forgiven = forgivenThrough.getOrDefault(node, 0L);
     int n = 0;
     for (Failure f : recent) {
-      if (f.node().equals(node) && f.sequence() > forgiven) {
+      if (node.equals(f.node()) && f.sequence() > forgiven) {
         n++;
       }
     }
@@ -156,7 +171,9 @@ public final class ExecutorFailures {
   private Map<String, Integer> perNode() {
     Map<String, Integer> perNode = new TreeMap<>();
     for (Failure f : recent) {
-      perNode.merge(f.node(), 1, Integer::sum);
+      if (f.node() != null) {
+        perNode.merge(f.node(), 1, Integer::sum);
+      }
     }
     return perNode;
   }

@@ -8,8 +8,9 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
  * The classification of DESIGN.md "Container outcome": containers released by the AM and
  * containers YARN took away (PREEMPTED, KILLED_BY_RESOURCEMANAGER, KILLED_AFTER_APP_COMPLETION,
  * ABORTED, DISKS_FAILED) are not failures; containers killed for exceeding physical or virtual
- * memory are not failures either, but the diagnostics name the setting to raise; every other
- * exit status is an executor failure. {@code KILLED_BY_APPMASTER} counts as released by the AM.
+ * memory are failures that the job's settings caused (they count towards
+ * {@code tide.executor.maxFailures} but not against the node, and the diagnostics name the
+ * setting to raise); every other exit status is an executor failure. {@code KILLED_BY_APPMASTER} counts as released by the AM.
  * Immutable and thread-safe.
  */
 public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
@@ -45,14 +46,14 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
       case ContainerExitStatus.DISKS_FAILED:
         return lost("lost to failed disks on its node", exitStatus, yarnText);
       case ContainerExitStatus.KILLED_EXCEEDED_PMEM:
-        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, false,
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "killed by YARN for exceeding its physical memory limit (exit status " + exitStatus
             + "); raise " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
             + memoryOverheadMb + "m) for memory used outside the heap, or "
             + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
             + yarnText);
       case ContainerExitStatus.KILLED_EXCEEDED_VMEM:
-        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, false,
+        return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "killed by YARN for exceeding its virtual memory limit (exit status " + exitStatus
             + "); raise " + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb
             + "m) or " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "

@@ -68,6 +68,11 @@ final class NodeExclusions {
     return verdict;
   }
 
+  /** Counts an executor failure that is not held against its node (see ExecutorFailures). */
+  ExecutorFailures.Verdict failureNotAgainstNode() {
+    return failures.recordNotAgainstNode();
+  }
+
   void endExpired() {
     List<String> ended = failures.endExpiredExclusions();
     if (!ended.isEmpty()) {

@@ -469,7 +469,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
         continue;
       }
       byExecutor.remove(executorId);
-      if (outcome.failure() || outcome.kind() == ContainerOutcome.Kind.MEMORY_EXCEEDED) {
+      if (outcome.failure()) {
         LOG.warn("Executor {} in container {} on {} ended: {}", executorId, id, executor.host(),
             outcome.diagnostics());
       } else {
@@ -477,7 +477,10 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       }
       // Counted before the driver hears of it: whoever learns of the exit from the driver
       // (a test's clock, a later decision) sees the failure already stamped.
-      if (outcome.failure()) {
+      if (outcome.kind() == ContainerOutcome.Kind.MEMORY_EXCEEDED) {
+        // The job's memory settings caused it, not the node: counted, but no node exclusion.
+        judge(exclusions.failureNotAgainstNode(), executor, outcome.diagnostics());
+      } else if (outcome.failure()) {
         countFailure(executor, outcome.diagnostics());
       }
       if (executor.reportedToDriver) {
@@ -488,7 +491,13 @@ public final class YarnAllocator implements ExecutorAllocationClient {
 
   private void countFailure(ExecutorContainer executor, String diagnostics) {
     String node = nodeName(executor.container.getNodeId());
-    ExecutorFailures.Verdict verdict = exclusions.failure(node);
+    judge(exclusions.failure(node), executor, diagnostics);
+  }
+
+  /** Aborts the application once too many executor failures count. */
+  private void judge(ExecutorFailures.Verdict verdict, ExecutorContainer executor,
+      String diagnostics) {
+    String node = nodeName(executor.container.getNodeId());
     if (verdict.tooMany()) {
       abortOnce(verdict.recentFailures() + " executor failures within "
           + settings.failuresValidity().toSeconds() + " s (more than tide.executor.maxFailures"

@@ -30,6 +30,17 @@ class ExecutorFailuresTest {
   }
 
   @Test
+  void aFailureNotAgainstItsNodeCountsTowardsTheTotalOnly() {
+    assertFalse(failures.record("a").nodeExcluded());
+    ExecutorFailures.Verdict memory = failures.recordNotAgainstNode();
+    assertFalse(memory.nodeExcluded());
+    assertEquals(Map.of("a", 1), memory.perNode());
+    assertFalse(failures.isExcluded("a"), "only one failure is held against a");
+    assertTrue(failures.recordNotAgainstNode().tooMany(), "3 failures in all, more than 2");
+    assertEquals(List.of(), failures.excludedNodes());
+  }
+
+  @Test
   void failuresExpireAfterTheValidityInterval() {
     failures.record("a");
     failures.record("b");

@@ -44,22 +44,22 @@ class ExitStatusClassifierTest {
   }
 
   @Test
-  void physicalMemoryExceededNamesTheOverheadSetting() {
+  void physicalMemoryExceededIsAFailureNamingTheOverheadSetting() {
     ContainerOutcome outcome = classifier.classify(ContainerExitStatus.KILLED_EXCEEDED_PMEM,
         "Container is running beyond physical memory limits", false);
     assertEquals(Kind.MEMORY_EXCEEDED, outcome.kind());
-    assertFalse(outcome.failure());
+    assertTrue(outcome.failure(), "counts towards tide.executor.maxFailures");
     assertTrue(outcome.diagnostics().contains("tide.executor.memoryOverhead (now 256m)"),
         outcome::diagnostics);
     assertTrue(outcome.diagnostics().contains("beyond physical memory"), outcome::diagnostics);
   }
 
   @Test
-  void virtualMemoryExceededNamesTheMemorySetting() {
+  void virtualMemoryExceededIsAFailureNamingTheMemorySetting() {
     ContainerOutcome outcome =
         classifier.classify(ContainerExitStatus.KILLED_EXCEEDED_VMEM, "", false);
     assertEquals(Kind.MEMORY_EXCEEDED, outcome.kind());
-    assertFalse(outcome.failure());
+    assertTrue(outcome.failure(), "counts towards tide.executor.maxFailures");
     assertTrue(outcome.diagnostics().contains("tide.executor.memory (now 512m)"),
         outcome::diagnostics);
   }

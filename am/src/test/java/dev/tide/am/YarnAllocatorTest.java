@@ -314,26 +314,53 @@ class YarnAllocatorTest {
   }
 
   @Test
-  void preemptionAndMemoryKillsAreNotFailures() {
+  void preemptionIsNotAFailure() {
     start(1);
-    allocator.requestTotalExecutors(2, 0, Map.of());
-    await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    await("1 pending", () -> amrm.pendingAtLastHeartbeat == 1);
     Container a = containers.container("node1", EXECUTOR);
-    Container b = containers.container("node2", EXECUTOR);
-    amrm.toAllocate.addAll(List.of(a, b));
-    await("2 launched", () -> driver.launched.size() == 2);
+    amrm.toAllocate.add(a);
+    await("1 launched", () -> driver.launched.size() == 1);
 
     amrm.toComplete.add(TestContainers.completed(a, ContainerExitStatus.PREEMPTED, ""));
-    amrm.toComplete.add(TestContainers.completed(b, ContainerExitStatus.KILLED_EXCEEDED_PMEM,
-        "beyond physical memory limits"));
-    await("2 exits", () -> driver.exited.size() == 2);
+    await("1 exit", () -> driver.exited.size() == 1);
     assertTrue(driver.exited.stream().noneMatch(e -> e.contains(" failed: ")),
         driver.exited::toString);
-    assertTrue(driver.exited.stream().anyMatch(e -> e.contains("tide.executor.memoryOverhead")),
-        driver.exited::toString);
     assertEquals(List.of(), driver.aborts);
-    // Both are replaced.
-    await("2 new requests", () -> amrm.pendingAtLastHeartbeat == 2);
+    await("replaced", () -> amrm.pendingAtLastHeartbeat == 1);
+  }
+
+  /**
+   * DESIGN.md "Container outcome": an executor killed for exceeding its memory is a failure the
+   * job's settings caused. It counts towards tide.executor.maxFailures, so a job whose executors
+   * keep exceeding their memory ends, naming the setting to raise; the node is never excluded.
+   */
+  @Test
+  void memoryKillsCountTowardsMaxFailuresButNotAgainstTheNode() {
+    startWithSettings(2, Duration.ZERO); // 2 failures exclude a node, more than 2 end the job
+    allocator.requestTotalExecutors(1, 0, Map.of());
+    await("1 pending", () -> amrm.pendingAtLastHeartbeat == 1);
+    for (int i = 1; i <= 3; i++) {
+      Container c = containers.container("node1", EXECUTOR);
+      amrm.toAllocate.add(c);
+      int launched = i;
+      await("executor " + i + " launched", () -> driver.launched.size() == launched);
+      amrm.toComplete.add(TestContainers.completed(c, ContainerExitStatus.KILLED_EXCEEDED_PMEM,
+          "Container is running beyond physical memory limits"));
+      await("exit " + i, () -> driver.exited.size() == launched);
+      assertTrue(driver.exited.get(i - 1).contains("failed: ")
+          && driver.exited.get(i - 1).contains("tide.executor.memoryOverhead"),
+          driver.exited::toString);
+      assertEquals(Set.of(), amrm.excludedNodes, "a memory kill is not held against node1");
+      if (i < 3) {
+        assertEquals(List.of(), driver.aborts, i + " failures are not past maxFailures = 2");
+        await("replacement " + i, () -> amrm.pendingAtLastHeartbeat == 1);
+      }
+    }
+    await("abort", () -> driver.aborts.size() == 1);
+    String abort = driver.aborts.get(0);
+    assertTrue(abort.contains("tide.executor.maxFailures = 2"), abort);
+    assertTrue(abort.contains("raise tide.executor.memoryOverhead"), abort);
   }
 
   @Test
