@@ -452,12 +452,11 @@ class Suite:
         self.record(scenario, "sleep", job, out, injected)
 
     def exec_kill_every(self, scenario, period=3.0):
-        self.clean_run("wordcount")
+        self.clean_run("sleep")
         out = self.out_dir(scenario)
         # Every SIGKILL is an executor failure (exit 137, as YARN reports it); a job this long
-        # loses ~10 executors, more than the default tide.executor.maxFailures (6).
-        job = self.wordcount_job(scenario, out, {"tide.executor.maxFailures": "40",
-                                                 "tide.wordcount.splitSize": str(256 * 1024)})
+        # loses ~15 executors, more than the default tide.executor.maxFailures (6).
+        job = self.sleep_job(scenario, out, {"tide.executor.maxFailures": "40"})
         job.start()
         kills = []
         next_kill = time.monotonic() + period
@@ -475,7 +474,7 @@ class Suite:
         job.finish()
         injected = "every %.0fs: %d executors SIGKILLed (%s)" % (period, len(kills), " ".join(kills))
         log("%s: %s" % (scenario, injected))
-        self.record(scenario, "wordcount", job, out, injected)
+        self.record(scenario, "sleep", job, out, injected)
 
     # -- NodeManagers
 
@@ -488,17 +487,19 @@ class Suite:
             raise ScenarioFailed("no map output on a node without the AM (AM on node %s)" % am_node)
         return per_node.most_common(1)[0][0]
 
-    def shuffle_started(self, job):
-        def check(p):
-            return p.map_stage_done and p.running_of("REDUCE") and p
-        return job.wait_for("the reducers running, every map done", check)
-
-    def nm_kill_shuffle(self, scenario):
+    def in_shuffle(self, scenario, rd, settings=None):
+        """Starts the sleep job and waits for its shuffle: every map done, reducers running
+        (each waits rd ms before it fetches). Returns the output dir, the job, its progress and
+        the node to act on."""
         self.clean_run("sleep")
         out = self.out_dir(scenario)
-        job = self.sleep_job(scenario, out, rd=6000).start()
-        p = self.shuffle_started(job)
-        node = self.pick_node(job, p)
+        job = self.sleep_job(scenario, out, settings, rd=rd).start()
+        p = job.wait_for("the reducers running, every map done",
+                         lambda p: p.map_stage_done and p.running_of("REDUCE") and p)
+        return out, job, p, self.pick_node(job, p)
+
+    def nm_kill_shuffle(self, scenario):
+        out, job, p, node = self.in_shuffle(scenario, rd=6000)
         on_node = sorted(k for k, n in p.map_output_nodes().items() if n == node)
         t = time.monotonic() - job.started
         kill_time_ms = time.time() * 1000
@@ -522,12 +523,15 @@ class Suite:
         if rerun != on_node or node in replaced:
             raise ScenarioFailed("%s: %s" % (scenario, extra))
 
-    def nm_restart_shuffle(self, scenario):
-        self.clean_run("sleep")
-        out = self.out_dir(scenario)
-        job = self.sleep_job(scenario, out, rd=15000).start()
-        p = self.shuffle_started(job)
-        node = self.pick_node(job, p)
+    def nm_restart_shuffle(self, scenario, during_fetch=False):
+        # The reducers fetch after the restart (they wait 15 s), or, during_fetch, 2 s after they
+        # start, while the NodeManager is down: then tide.shuffle.connectRetries=8 (about 33 s of
+        # retries) must carry them over the restart.
+        if during_fetch:
+            out, job, p, node = self.in_shuffle(scenario, rd=2000,
+                                                settings={"tide.shuffle.connectRetries": "8"})
+        else:
+            out, job, p, node = self.in_shuffle(scenario, rd=15000)
         t = time.monotonic() - job.started
         took = self.cluster.script("restart-nm", str(node))
         injected = "%.1fs (shuffle): NodeManager %d restarted (SIGTERM, start, up again in %.1fs)" % (
@@ -658,6 +662,7 @@ SCENARIOS = collections.OrderedDict([
     ("exec-kill-every-3s", lambda s: s.exec_kill_every("exec-kill-every-3s")),
     ("nm-kill-shuffle", lambda s: s.nm_kill_shuffle("nm-kill-shuffle")),
     ("nm-restart-shuffle", lambda s: s.nm_restart_shuffle("nm-restart-shuffle")),
+    ("nm-restart-during-fetch", lambda s: s.nm_restart_shuffle("nm-restart-during-fetch", True)),
     ("am-kill", lambda s: s.am_kill("am-kill")),
     ("rm-restart", lambda s: s.rm_restart("rm-restart")),
     ("stream-nm-kill", lambda s: s.stream_nm_kill("stream-nm-kill")),
