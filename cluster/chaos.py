@@ -452,11 +452,14 @@ class Suite:
         self.record(scenario, "sleep", job, out, injected)
 
     def exec_kill_every(self, scenario, period=3.0):
-        self.clean_run("sleep")
+        self.clean_run("wordcount")
         out = self.out_dir(scenario)
         # Every SIGKILL is an executor failure (exit 137, as YARN reports it); a job this long
-        # loses ~15 executors, more than the default tide.executor.maxFailures (6).
-        job = self.sleep_job(scenario, out, {"tide.executor.maxFailures": "40"})
+        # loses ~10 executors, more than the default tide.executor.maxFailures (6). Its tasks
+        # are short (128 KiB splits): an executor killed every 3 s must get some work done
+        # between kills (the sleep job's 2 s maps on executors that take ~3 s to start did not).
+        job = self.wordcount_job(scenario, out, {"tide.executor.maxFailures": "40",
+                                                 "tide.wordcount.splitSize": str(128 * 1024)})
         job.start()
         kills = []
         next_kill = time.monotonic() + period
@@ -474,7 +477,7 @@ class Suite:
         job.finish()
         injected = "every %.0fs: %d executors SIGKILLed (%s)" % (period, len(kills), " ".join(kills))
         log("%s: %s" % (scenario, injected))
-        self.record(scenario, "sleep", job, out, injected)
+        self.record(scenario, "wordcount", job, out, injected)
 
     # -- NodeManagers
 
@@ -732,6 +735,9 @@ def main():
         failures.append("interrupted")
     finally:
         signal.alarm(0)
+        # A second Ctrl-C or SIGTERM must not cut the cleanup short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         for job in list(Job.live):
             if job.proc.poll() is None:
                 log("killing the client of %s (%s)" % (job.name, job.app_id))
