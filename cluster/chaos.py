@@ -490,6 +490,17 @@ class Suite:
             raise ScenarioFailed("no map output on a node without the AM (AM on node %s)" % am_node)
         return per_node.most_common(1)[0][0]
 
+    def kill_node_until_done(self, scenario, job, node, injected):
+        """SIGKILLs NodeManager `node` with its containers, waits for the job to end, then starts
+        the node again for the next scenario."""
+        self.cluster.script("kill-nm", str(node))
+        log("%s: %s" % (scenario, injected))
+        try:
+            job.finish()
+        finally:
+            self.cluster.script("start-nm", str(node))
+        return job.events.all_events()
+
     def in_shuffle(self, scenario, rd, settings=None):
         """Starts the sleep job and waits for its shuffle: every map done, reducers running
         (each waits rd ms before it fetches). Returns the output dir, the job, its progress and
@@ -506,15 +517,9 @@ class Suite:
         on_node = sorted(k for k, n in p.map_output_nodes().items() if n == node)
         t = time.monotonic() - job.started
         kill_time_ms = time.time() * 1000
-        self.cluster.script("kill-nm", str(node))
         injected = "%.1fs (shuffle): SIGKILL NodeManager %d and its containers; it held %d map outputs" % (
             t, node, len(on_node))
-        log("%s: %s" % (scenario, injected))
-        try:
-            job.finish()
-        finally:
-            self.cluster.script("start-nm", str(node))
-        events = job.events.all_events()
+        events = self.kill_node_until_done(scenario, job, node, injected)
         rerun = sorted({(e["stage"], e["index"]) for e in events if e.get("event") == "taskStart"
                         and e["kind"] == "MAP" and e["time"] >= kill_time_ms})
         replaced = sorted({int(e["shufflePort"]) - SHUFFLE_PORT_BASE for e in events
@@ -601,14 +606,8 @@ class Suite:
         node = job.wait_for("4 batches done and an executor on a node without the AM",
                             node_with_executor, timeout=120)
         t = time.monotonic() - job.started
-        self.cluster.script("kill-nm", str(node))
         injected = "%.1fs (after 4 batches): SIGKILL NodeManager %d and its containers" % (t, node)
-        log("%s: %s" % (scenario, injected))
-        try:
-            job.finish()
-        finally:
-            self.cluster.script("start-nm", str(node))
-        events = job.events.all_events()
+        events = self.kill_node_until_done(scenario, job, node, injected)
         completed = [e["batch"] for e in events if e.get("event") == "batchCompleted"]
         submitted = [e["batch"] for e in events if e.get("event") == "batchSubmitted"]
         # Every record id once: the ranges of all batch directories tile 0..N.
