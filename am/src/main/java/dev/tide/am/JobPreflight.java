@@ -35,6 +35,15 @@ final class JobPreflight {
   private JobPreflight() {}
 
   static void check(ClientCommand command, Configuration conf) throws UsageException {
+    check(command, conf, JobPreflight.class.getClassLoader());
+  }
+
+  /**
+   * @param tide the class loader of Tide's own classes: under {@code yarn jar} (Hadoop's
+   *     {@code RunJar}) a URLClassLoader over tide-app.jar, which must stay open
+   */
+  static void check(ClientCommand command, Configuration conf, ClassLoader tide)
+      throws UsageException {
     List<URL> jars = new ArrayList<>();
     if (command.jar().isPresent()) {
       jars.add(UserClassLoader.toUrl(readableJar(command.jar().get())));
@@ -47,7 +56,6 @@ final class JobPreflight {
         remoteJars = true;
       }
     }
-    ClassLoader tide = JobPreflight.class.getClassLoader();
     ClassLoader loader = jars.isEmpty() ? tide
         : UserClassLoader.create(jars, tide, TideOptions.USER_CLASSPATH_FIRST.get(conf));
     Thread thread = Thread.currentThread();
@@ -73,7 +81,9 @@ final class JobPreflight {
       }
     } finally {
       thread.setContextClassLoader(previous);
-      if (loader instanceof URLClassLoader userLoader) {
+      // Only the loader made here for the user's jars: closing Tide's own (RunJar's) would
+      // leave the client unable to load its next class.
+      if (loader != tide && loader instanceof URLClassLoader userLoader) {
         try {
           userLoader.close();
         } catch (IOException e) {

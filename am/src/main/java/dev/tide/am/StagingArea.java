@@ -3,7 +3,6 @@ package dev.tide.am;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -12,6 +11,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.util.ClassUtil;
 import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.LocalResourceType;
 import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
@@ -106,21 +106,20 @@ public final class StagingArea {
   }
 
   /**
-   * The jar {@code type} was loaded from.
+   * The jar {@code type} was loaded from. Under {@code yarn jar} (Hadoop's RunJar) classes load
+   * from an unpacked copy of the jar, with the jar itself next on the class loader's path: the
+   * jar is found there, as MapReduce's {@code setJarByClass} finds it ({@link ClassUtil}).
    *
    * @throws IOException when it was loaded from a class directory, with the setting to use
    */
   public static File jarOf(Class<?> type) throws IOException {
-    File location;
-    try {
-      location = new File(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (URISyntaxException | NullPointerException e) {
-      throw new IOException("cannot tell which jar " + type.getName() + " came from", e);
-    }
-    if (!location.isFile()) {
+    String jar = ClassUtil.findContainingJar(type);
+    if (jar == null) {
+      Object location = type.getProtectionDomain().getCodeSource() == null ? "(unknown)"
+          : type.getProtectionDomain().getCodeSource().getLocation();
       throw new IOException(type.getName() + " was loaded from " + location + ", not a jar;"
           + " build the app jar or set " + AmOptions.CONTAINER_CLASSPATH.key());
     }
-    return location;
+    return new File(jar);
   }
 }

@@ -532,7 +532,7 @@ public final class Driver implements AutoCloseable {
       return;
     }
     try {
-      JobOutput.prepare(conf, next.outputPath());
+      JobOutput.prepare(conf, next.outputPath(), appId);
     } catch (IOException e) {
       done.complete("plan " + next.name() + " could not start: " + e.getMessage());
       return;

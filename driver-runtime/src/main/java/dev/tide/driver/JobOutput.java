@@ -6,6 +6,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job's output directory, committed the way Hadoop's {@code FileOutputCommitter} (algorithm
@@ -15,22 +17,34 @@ import org.apache.hadoop.fs.Path;
  * job commit moves every committed task's files into the directory, deletes {@code _temporary}
  * and writes {@code _SUCCESS}. So readers see no part file before the job succeeds, and a failed
  * job's directory is deleted: it leaves no partial output.
+ *
+ * <p>{@code _temporary/_application_<id>} names the application that made the directory. A new
+ * attempt of the same application (its AM died before the job committed) finds that mark and
+ * starts the directory over instead of refusing it as existing output.
  */
 public final class JobOutput {
+  private static final Logger LOG = LoggerFactory.getLogger(JobOutput.class);
   static final String TEMPORARY = "_temporary";
 
   private JobOutput() {}
 
-  static void prepare(Configuration conf, String output) throws IOException {
+  static void prepare(Configuration conf, String output, String appId) throws IOException {
     if (output.isEmpty()) {
       return;
     }
     Path path = new Path(output);
     FileSystem fs = path.getFileSystem(conf);
+    Path mark = new Path(new Path(path, TEMPORARY), "_application_" + appId);
     if (fs.exists(path)) {
-      throw new IOException("output directory " + fs.makeQualified(path) + " already exists");
+      if (!fs.exists(mark)) {
+        throw new IOException("output directory " + fs.makeQualified(path) + " already exists");
+      }
+      LOG.info("Output directory {} is the uncommitted output of an earlier attempt of {};"
+          + " starting it over", fs.makeQualified(path), appId);
+      fs.delete(path, true);
     }
     fs.mkdirs(new Path(path, TEMPORARY));
+    fs.create(mark, false).close();
   }
 
   /** Where a task attempt writes its file. */

@@ -1,11 +1,13 @@
 package dev.tide.executor;
 
 import dev.tide.driver.UserClassLoader;
+import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
 import dev.tide.driver.scheduler.TaskOutcome;
 import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.shuffle.client.ShuffleClientConfig;
 import dev.tide.shuffle.transport.HandshakeException;
 import io.netty.channel.Channel;
 import java.io.ByteArrayInputStream;
@@ -47,6 +49,8 @@ public final class ExecutorBackend implements AutoCloseable {
   private volatile TaskRunner runner;
   /** The application's user classes ({@link UserClassLoader}); set with {@link #runner}. */
   private volatile ClassLoader userClasses;
+  /** The job's {@code tide.shuffle.connectRetries}; set with {@link #runner}. */
+  private volatile int shuffleConnectRetries = ShuffleClientConfig.DEFAULT_CONNECT_RETRIES;
   private volatile Channel channel;
 
   public ExecutorBackend(Settings settings) {
@@ -184,6 +188,7 @@ public final class ExecutorBackend implements AutoCloseable {
               + e.getMessage());
           return;
         }
+        shuffleConnectRetries = TideOptions.SHUFFLE_CONNECT_RETRIES.get(jobConf);
         runner = new TaskRunner(jobConf, settings.appLocalDirs(),
             ExecutorBackend.this::shuffleClient);
         registered.complete(null);
@@ -245,7 +250,9 @@ public final class ExecutorBackend implements AutoCloseable {
    */
   private synchronized ShuffleClient shuffleClient() {
     if (shuffleClient == null) {
-      shuffleClient = new ShuffleClient(settings.appId(), settings.secret());
+      shuffleClient = new ShuffleClient(settings.appId(), settings.secret(),
+          ShuffleClientConfig.DEFAULTS.withConnectRetries(shuffleConnectRetries,
+              ShuffleClientConfig.DEFAULT_CONNECT_BACKOFF));
     }
     return shuffleClient;
   }

@@ -103,12 +103,18 @@ public record StreamingSettings(boolean enabled, Policy policy, long intervalMil
 
   /**
    * Refuses settings that enable the batch and the streaming policy together: the batch policy
-   * is on by default, so only a batch setting written explicitly ({@code
-   * tide.dynamicAllocation.enabled=true}) conflicts.
+   * is on by default, so only a batch setting written explicitly for the job ({@code -D
+   * tide.dynamicAllocation.enabled=true}, or set in code) conflicts. A value read from a
+   * configuration file does not: the tarball's {@code conf/tide-site.xml}, which {@code bin/tide}
+   * puts on the client's classpath, writes out every default, this one too.
    */
   public static void checkNotBothEnabled(Configuration conf) {
     String batch = conf.getTrimmed(TideOptions.DA_ENABLED.key());
-    if (TideOptions.SDA_ENABLED.get(conf) && batch != null && batch.equalsIgnoreCase("true")) {
+    String[] sources = conf.getPropertySources(TideOptions.DA_ENABLED.key());
+    boolean fromFile = sources != null && sources.length > 0
+        && sources[sources.length - 1].endsWith(".xml");
+    if (TideOptions.SDA_ENABLED.get(conf) && batch != null && batch.equalsIgnoreCase("true")
+        && !fromFile) {
       throw new IllegalArgumentException(TideOptions.DA_ENABLED.key() + "=true and "
           + TideOptions.SDA_ENABLED.key() + "=true: batch and streaming dynamic allocation"
           + " cannot both be active for one job; a streaming job with "

@@ -72,6 +72,13 @@ public final class TideOptions {
       bytesOption("tide.shuffle.maxBytesInFlight", "48m", 1, "Bytes of fetched shuffle"
           + " segments a reduce task keeps in memory (at most a fifth of the executor's heap per"
           + " task slot); the rest is written to local disk and merged from there.");
+  public static final ConfigOption<Integer> SHUFFLE_CONNECT_RETRIES =
+      intOption("tide.shuffle.connectRetries", 3, 0, "Times a reduce task tries again to"
+          + " connect to a NodeManager's tide_shuffle that refused or dropped its connection"
+          + " (after 200 ms, then doubling, at most 10 s apart) before it counts that node's map"
+          + " outputs as lost and the driver reruns those maps. With NodeManager recovery, raise"
+          + " it so that the retries outlast a NodeManager restart and no map is rerun for one:"
+          + " 6 retries wait about 13 s in all, 8 about 33 s.");
   public static final ConfigOption<Integer> TASK_MAX_ATTEMPTS =
       intOption("tide.task.maxAttempts", 4, 1, "Attempts of one task before the job fails.");
   public static final ConfigOption<Integer> STAGE_MAX_CONSECUTIVE_ATTEMPTS =
@@ -266,7 +273,8 @@ public final class TideOptions {
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT, TASK_MAX_ATTEMPTS,
+        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT,
+        SHUFFLE_CONNECT_RETRIES, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,
         DRIVER_PORT, EVENT_LOG_ENABLED, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,

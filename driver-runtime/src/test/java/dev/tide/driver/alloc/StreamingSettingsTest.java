@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.StreamingSettings.Policy;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StreamingSettingsTest {
   private static final String SDA = "tide.streaming.dynamicAllocation.";
@@ -128,5 +131,24 @@ class StreamingSettingsTest {
         "tide.dynamicAllocation.enabled", "true")));
     assertDoesNotThrow(() -> StreamingSettings.checkNotBothEnabled(conf(
         "tide.dynamicAllocation.enabled", "false", SDA + "enabled", "true")));
+  }
+
+  /**
+   * The tarball's conf/tide-site.xml (on bin/tide's classpath) writes every default out,
+   * tide.dynamicAllocation.enabled=true too: that is no request for the batch policy, and
+   * README's streaming example must not be refused for it.
+   */
+  @Test
+  void theBatchDefaultWrittenInASiteFileDoesNotConflict(@TempDir Path dir) throws Exception {
+    Path site = dir.resolve("tide-site.xml");
+    Files.writeString(site, "<configuration><property><name>tide.dynamicAllocation.enabled"
+        + "</name><value>true</value></property></configuration>");
+    Configuration conf = new Configuration(false);
+    conf.addResource(new org.apache.hadoop.fs.Path(site.toUri()));
+    conf.set(SDA + "enabled", "true");
+    assertDoesNotThrow(() -> StreamingSettings.checkNotBothEnabled(conf));
+    conf.set("tide.dynamicAllocation.enabled", "true"); // -D on the command line
+    assertThrows(IllegalArgumentException.class,
+        () -> StreamingSettings.checkNotBothEnabled(conf));
   }
 }

@@ -1,0 +1,68 @@
+package dev.tide.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The job output directory on the local FileSystem. */
+class JobOutputTest {
+  private final Configuration conf = new Configuration(false);
+
+  @Test
+  void aNewAttemptOfTheSameApplicationStartsItsUncommittedOutputOver(@TempDir Path dir)
+      throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    // The first attempt's AM dies after a task wrote its file.
+    Path attempt = Path.of(JobOutput.attemptFile(out, 7, 0).toUri());
+    Files.createDirectories(attempt.getParent());
+    Files.writeString(attempt, "from attempt 1");
+
+    JobOutput.prepare(conf, out, "application_1_0001");
+    assertFalse(Files.exists(attempt), "the earlier attempt's files are gone");
+    assertTrue(Files.isDirectory(dir.resolve("out").resolve(JobOutput.TEMPORARY)));
+  }
+
+  @Test
+  void existingOutputOfAnotherApplicationIsRefused(@TempDir Path dir) throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    IOException e = assertThrows(IOException.class,
+        () -> JobOutput.prepare(conf, out, "application_1_0002"));
+    assertTrue(e.getMessage().contains("already exists"), e.getMessage());
+
+    Path other = dir.resolve("other");
+    Files.createDirectories(other);
+    assertThrows(IOException.class,
+        () -> JobOutput.prepare(conf, other.toUri().toString(), "application_1_0001"));
+  }
+
+  @Test
+  void theCommittedDirectoryHoldsThePartFilesAndSuccessOnly(@TempDir Path dir)
+      throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    Path attempt = Path.of(JobOutput.attemptFile(out, 3, 0).toUri());
+    Files.createDirectories(attempt.getParent());
+    Files.writeString(attempt, "a\t1\n");
+    assertTrue(JobOutput.commitTask(conf, out, 3, 0));
+    JobOutput.commit(conf, out);
+    try (Stream<Path> files = Files.list(dir.resolve("out"))) {
+      Set<String> names = files.map(p -> p.getFileName().toString())
+          .filter(n -> !n.startsWith(".")) // the local FileSystem's checksum files
+          .collect(Collectors.toSet());
+      assertEquals(Set.of("part-r-00000", "_SUCCESS"), names);
+    }
+  }
+}
