@@ -152,22 +152,8 @@ public final class ShuffleClient implements AutoCloseable {
     }
     CallerRunsQueue offload = new CallerRunsQueue(OFFLOAD_PAUSE_BYTES);
     ReplySink.Reader sink = new ReplySink.Reader(reader, offload);
-    fetchWithRetries(host, port, blocks, () -> new Exchange<Void>() {
-      @Override
-      public CompletableFuture<Void> send(FetchResponseHandler handler, long requestId) {
-        return handler.send(new FetchRequest(requestId, appId, blocks), sink);
-      }
-
-      @Override
-      public boolean started() {
-        return sink.started();
-      }
-
-      @Override
-      public Void await(CompletableFuture<Void> reply) throws FetchFailure {
-        return ShuffleClient.await(offload.runUntilDone(reply));
-      }
-    });
+    fetchWithRetries(host, port, blocks,
+        () -> fetching(blocks, sink, reply -> await(offload.runUntilDone(reply))));
   }
 
   /**
@@ -210,8 +196,22 @@ public final class ShuffleClient implements AutoCloseable {
     }
   }
 
+  /** How a fetch waits for its reply. */
+  private interface ReplyWait<T> {
+    T await(CompletableFuture<T> reply) throws FetchFailure;
+  }
+
   private <T> Exchange<T> fetching(List<BlockId> blocks, ReplySink<T> sink) {
+    return fetching(blocks, sink, ShuffleClient::await);
+  }
+
+  private <T> Exchange<T> fetching(List<BlockId> blocks, ReplySink<T> sink, ReplyWait<T> wait) {
     return new Exchange<>() {
+      @Override
+      public T await(CompletableFuture<T> reply) throws FetchFailure {
+        return wait.await(reply);
+      }
+
       @Override
       public CompletableFuture<T> send(FetchResponseHandler handler, long requestId) {
         return handler.send(new FetchRequest(requestId, appId, blocks), sink);
