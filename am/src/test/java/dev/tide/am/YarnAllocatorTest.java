@@ -983,7 +983,7 @@ class YarnAllocatorTest {
         throw new AssertionError("timed out waiting for: " + what);
       }
       try {
-        Thread.sleep(5);
+        Thread.sleep(5); // the polling interval; the deadline above bounds the wait
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new AssertionError("interrupted waiting for: " + what);

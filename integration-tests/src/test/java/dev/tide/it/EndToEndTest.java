@@ -226,21 +226,8 @@ class EndToEndTest {
     // Once the reduce has started (it waits 4 s before fetching), delete map 0's output from
     // the NodeManager's disk, as a failed disk or a cleaner would.
     String appId = awaitRunningApp(fs, "REDUCE", job);
-    int deleted = 0;
-    String user = UserGroupInformation.getCurrentUser().getShortUserName();
-    for (int i = 0; i < 3; i++) {
-      NodeManager nm = cluster.yarn().getNodeManager(i);
-      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
-        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
-            appId);
-        for (java.nio.file.Path file : List.of(ShuffleLayout.dataFile(appDir, 0, 0),
-            ShuffleLayout.indexFile(appDir, 0, 0))) {
-          if (java.nio.file.Files.deleteIfExists(file)) {
-            deleted++;
-          }
-        }
-      }
-    }
+    int deleted = deleteFromNodeManagers(appId, appDir -> List.of(
+        ShuffleLayout.dataFile(appDir, 0, 0), ShuffleLayout.indexFile(appDir, 0, 0)));
     assertEquals(2, deleted, "map 0's data and index files were found and deleted");
     JobRun run = job.get(180, TimeUnit.SECONDS);
     assertEquals(0, run.exitCode(), run.output());
@@ -269,22 +256,11 @@ class EndToEndTest {
         "100", "-rd", "3000", "-b", "16384", "-o", "/sleep-vanishing/out");
     FileSystem fs = cluster.fileSystem();
     String appId = awaitRunningApp(fs, "MAP", job);
-    String user = UserGroupInformation.getCurrentUser().getShortUserName();
     int deleted = 0;
     long deadline = System.currentTimeMillis() + 180_000;
     while (!job.isDone() && System.currentTimeMillis() < deadline) {
-      for (int i = 0; i < 3; i++) {
-        NodeManager nm = cluster.yarn().getNodeManager(i);
-        for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
-          java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir),
-              user, appId);
-          for (int map = 0; map < 2; map++) {
-            if (java.nio.file.Files.deleteIfExists(ShuffleLayout.dataFile(appDir, 0, map))) {
-              deleted++;
-            }
-          }
-        }
-      }
+      deleted += deleteFromNodeManagers(appId, appDir -> List.of(
+          ShuffleLayout.dataFile(appDir, 0, 0), ShuffleLayout.dataFile(appDir, 0, 1)));
       TimeUnit.MILLISECONDS.sleep(50); // polling interval of the "cleaner"
     }
     JobRun run = job.get(60, TimeUnit.SECONDS);
@@ -307,6 +283,30 @@ class EndToEndTest {
         throw new IllegalStateException(e);
       }
     });
+  }
+
+  /**
+   * Deletes, in the application's dir under every local dir of every NodeManager, the files
+   * {@code files} names there (as a failed disk or a cleaner would); returns how many existed.
+   */
+  private static int deleteFromNodeManagers(String appId,
+      java.util.function.Function<java.nio.file.Path, List<java.nio.file.Path>> files)
+      throws java.io.IOException {
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    int deleted = 0;
+    for (int i = 0; i < 3; i++) {
+      NodeManager nm = cluster.yarn().getNodeManager(i);
+      for (String dir : nm.getConfig().getTrimmedStrings("yarn.nodemanager.local-dirs")) {
+        java.nio.file.Path appDir = ShuffleLayout.appLocalDir(java.nio.file.Path.of(dir), user,
+            appId);
+        for (java.nio.file.Path file : files.apply(appDir)) {
+          if (java.nio.file.Files.deleteIfExists(file)) {
+            deleted++;
+          }
+        }
+      }
+    }
+    return deleted;
   }
 
   /** Waits (90 s at most) for the running application to start a task of this kind. */
