@@ -259,8 +259,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       cadence.roundStarted();
       round();
       waitingReason = exclusions.describeWaiting(targetExecutors > containers.live());
-      cadence.roundDone(requests.pendingRequests() > 0 || containers.count(State.STARTING) > 0
-          || containers.count(State.RELEASING) > 0);
+      boolean pending = requests.pendingRequests() > 0;
+      cadence.roundDone(pending || containers.count(State.STARTING) > 0
+          || containers.count(State.RELEASING) > 0, pending);
       return 0;
     } catch (Throwable t) {
       failed = true;
@@ -299,7 +300,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     RequestDelta delta = requests.reconcile(new Demand(targetExecutors,
         containers.count(State.RUNNING), containers.count(State.STARTING), localityAwareTasks,
         hostToLocalTaskCount, containers.perNode()));
-    if (delta.changed()) {
+    if (delta.requested() > 0) {
+      cadence.requestsAdded();
+    } else if (delta.changed()) {
       cadence.requestsChanged();
     }
     AllocateResponse response = heartbeat.allocate(progress);

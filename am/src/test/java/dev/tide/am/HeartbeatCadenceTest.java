@@ -33,7 +33,7 @@ class HeartbeatCadenceTest {
     }
     cadence.roundStarted();
     cadence.requestsChanged();
-    cadence.roundDone(false);
+    cadence.roundDone(false, false);
     assertEquals(400, millisUntilDue(), "changed requests: back to the fast interval, doubled");
   }
 
@@ -44,15 +44,47 @@ class HeartbeatCadenceTest {
     assertEquals(0, cadence.nanosUntilDue());
     cadence.roundStarted();
     cadence.wake(); // e.g. a launch failed while the round ran
-    cadence.roundDone(false);
+    cadence.roundDone(false, false);
     assertEquals(0, cadence.nanosUntilDue());
     round(false);
     assertEquals(1_600, millisUntilDue(), "400, 800, 1600: each idle round doubles");
   }
 
+  @Test
+  void newRequestsAreFollowedUpEvery50MillisForOneSecondWhileTheyArePending() {
+    round(false);
+    cadence.roundStarted();
+    cadence.requestsAdded();
+    cadence.roundDone(true, true);
+    assertEquals(50, millisUntilDue(), "a container allocated at the next NM heartbeat is seen"
+        + " within 50 ms");
+    int followUps = 0;
+    while (millisUntilDue() == 50) {
+      clock.advanceMillis(50);
+      cadence.roundStarted();
+      cadence.roundDone(true, true);
+      followUps++;
+    }
+    assertEquals(20, followUps, "one second of follow-ups");
+    assertEquals(200, millisUntilDue(), "then the fast interval");
+
+    cadence.roundStarted();
+    cadence.requestsAdded();
+    cadence.roundDone(true, true);
+    assertEquals(50, millisUntilDue());
+    clock.advanceMillis(50);
+    cadence.roundStarted();
+    cadence.roundDone(true, false);
+    assertEquals(200, millisUntilDue(), "nothing pending any more: no follow-up");
+    clock.advanceMillis(200);
+    cadence.roundStarted();
+    cadence.roundDone(true, true);
+    assertEquals(200, millisUntilDue(), "pending again without new requests: fast interval");
+  }
+
   private void round(boolean busy) {
     cadence.roundStarted();
-    cadence.roundDone(busy);
+    cadence.roundDone(busy, false);
   }
 
   private long millisUntilDue() {

@@ -278,6 +278,21 @@ class YarnAllocatorTest {
     }, pool, ByteBuffer::getInt);
   }
 
+  /** {@code from}, {@code from + step}, ... up to {@code to} inclusive. */
+  private static List<Long> every(long from, long to, long step) {
+    List<Long> times = new ArrayList<>();
+    for (long t = from; t <= to; t += step) {
+      times.add(t);
+    }
+    return times;
+  }
+
+  private static List<Long> concat(List<Long> first, List<Long> second) {
+    List<Long> both = new ArrayList<>(first);
+    both.addAll(second);
+    return both;
+  }
+
   /** Runs every round due up to {@code endMillis}, jumping the clock from one to the next. */
   private void runUntil(long endMillis) {
     long end = TimeUnit.MILLISECONDS.toNanos(endMillis);
@@ -706,7 +721,8 @@ class YarnAllocatorTest {
   }
 
   /**
-   * The cadence with the production intervals: 200 ms while requests are pending, executors
+   * The cadence with the production intervals: 50 ms for a second after new requests while they
+   * are pending, 200 ms while requests are pending, executors
    * starting or released containers not yet reported completed, doubling to 3 s when nothing
    * is, and a heartbeat at once when the target changes (not when it is declared unchanged) or
    * an executor is killed.
@@ -724,26 +740,28 @@ class YarnAllocatorTest {
     assertEquals(List.of(5_800L, 8_800L), heartbeatMillis,
         "every 3 s; an unchanged target wakes nothing");
 
-    // A new target: a heartbeat at once, then every 200 ms while its requests are pending.
+    // A new target: a heartbeat at once, then every 50 ms for a second while its requests are
+    // pending (the RM allocates at an NM heartbeat; the AM sees it at its own next one), then
+    // every 200 ms.
     heartbeatMillis.clear();
     allocator.requestTotalExecutors(2, 0, Map.of());
-    runUntil(9_600);
-    assertEquals(List.of(9_000L, 9_200L, 9_400L, 9_600L), heartbeatMillis);
+    runUntil(10_600);
+    assertEquals(concat(every(9_000, 10_000, 50), every(10_200, 10_600, 200)), heartbeatMillis);
     assertEquals(2, amrm.pendingAtLastHeartbeat);
 
-    // Both granted at 9800: one more 200 ms round while they start, then backing off again.
+    // Both granted at 10800: one more 200 ms round while they start, then backing off again.
     heartbeatMillis.clear();
     Container node1 = containers.container("node1", EXECUTOR);
     amrm.toAllocate.addAll(List.of(node1, containers.container("node2", EXECUTOR)));
-    runUntil(13_000);
+    runUntil(14_000);
     assertEquals(2, driver.launched.size());
-    assertEquals(List.of(9_800L, 10_000L, 10_400L, 11_200L, 12_800L), heartbeatMillis);
+    assertEquals(List.of(10_800L, 11_000L, 11_400L, 12_200L, 13_800L), heartbeatMillis);
 
-    // Woken at once by a new target, not at 12800 + 3200.
+    // Woken at once by a new target, not at 13800 + 3200, and followed up every 50 ms.
     heartbeatMillis.clear();
     allocator.requestTotalExecutors(3, 0, Map.of());
-    runUntil(13_400);
-    assertEquals(List.of(13_000L, 13_200L, 13_400L), heartbeatMillis);
+    runUntil(14_200);
+    assertEquals(every(14_000, 14_200, 50), heartbeatMillis);
     assertEquals(1, amrm.pendingAtLastHeartbeat);
 
     // Target 1 and one executor killed (as the driver removes an idle one): released at once,

@@ -18,7 +18,7 @@ import org.apache.hadoop.conf.Configuration;
  * Elasticity on a MiniYARNCluster with three NodeManagers (the NM heartbeat is 200 ms there).
  *
  * <p>For each allocation setting and N in 1, 4, 8 it runs {@code sleep -m 4N -mt 2000 -r 1
- * -rt 3000} with {@code maxExecutors=N} and a 1 s idle timeout, and reads the event log:
+ * -rt 3000} with {@code maxExecutors=N}, and reads the event log:
  *
  * <ul>
  *   <li>backlog to running: the map stage's {@code stageSubmitted} to the first and the N-th
@@ -56,10 +56,14 @@ public final class YarnElasticityBench {
 
   private static void run(Path work) throws Exception {
     List<Setting> settings = List.of(
-        new Setting("defaults (backlog 1s, exponential)", Map.of()),
-        new Setting("backlog 100ms, headroom", Map.of(
-            "tide.dynamicAllocation.schedulerBacklogTimeout", "100ms",
-            "tide.dynamicAllocation.rampUp", "headroom")));
+        new Setting("defaults", Map.of()),
+        new Setting("Spark's policy, idle timeout 1s", Map.of(
+            "tide.dynamicAllocation.executorIdleTimeout", "1s",
+            "tide.dynamicAllocation.rampUp", "exponential",
+            "tide.dynamicAllocation.immediateFirstRequest", "false",
+            "tide.dynamicAllocation.lookahead", "false",
+            "tide.dynamicAllocation.earlyRelease", "false",
+            "tide.dynamicAllocation.adaptiveIdleTimeout", "false")));
     List<String> backlogRows = new ArrayList<>();
     List<String> idleRows = new ArrayList<>();
     say("starting HDFS and YARN (3 NodeManagers) in " + work);
@@ -72,7 +76,6 @@ public final class YarnElasticityBench {
           Configuration conf = cluster.clientConf();
           conf.set("tide.eventLog.dir", EVENTS);
           conf.set("tide.dynamicAllocation.maxExecutors", Integer.toString(n));
-          conf.set("tide.dynamicAllocation.executorIdleTimeout", "1s");
           setting.conf().forEach(conf::set);
           String maps = Integer.toString(4 * n);
           say("[" + setting.name() + "] sleep -m " + maps + " -mt 2000 -r 1 -rt 3000, maxExecutors="
