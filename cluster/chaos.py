@@ -10,7 +10,7 @@ map reruns and the wall time against the clean run. Always stops the cluster at 
 Ctrl-C or SIGTERM; every wait is bounded.
 
     cluster/chaos.py                      # every scenario
-    cluster/chaos.py --scenarios ci       # the subset .ci/run runs
+    cluster/chaos.py --scenarios ci       # a shorter subset (.ci/run runs them all)
     cluster/chaos.py --scenarios exec-kill-map,nm-kill-shuffle --keep-cluster
 
 Only the standard library; loopback only; processes are signalled by pid, and only processes of
@@ -378,6 +378,7 @@ class Suite:
         self.clean = {}  # job kind -> (output lines, wall seconds)
         self.results = []
         self.counter = 0
+        self.expected_words = None  # the wordcount input's counts, once it is written
 
     def out_dir(self, name):
         self.counter += 1
@@ -390,8 +391,13 @@ class Suite:
                 "-b", str(2 * 1024 * 1024), "-rd", str(rd), "-o", out]
         return Job(self.cluster, name, args, settings, timeout)
 
+    # 64 MiB of text in 64 KiB splits: 1,024 short maps, a job of about half a minute.
+    WORDCOUNT_INPUT_MB = 64
+
     def wordcount_job(self, name, out, settings=None, timeout=300):
-        base = {"tide.wordcount.reducers": "4"}
+        if self.expected_words is None:
+            self.expected_words = write_text_input(self.cluster, "/chaos/in", self.WORDCOUNT_INPUT_MB)
+        base = {"tide.wordcount.reducers": "4", "tide.wordcount.splitSize": str(64 * 1024)}
         base.update(settings or {})
         return Job(self.cluster, name, ["wordcount", "/chaos/in", out], base, timeout)
 
@@ -455,11 +461,11 @@ class Suite:
         self.clean_run("wordcount")
         out = self.out_dir(scenario)
         # Every SIGKILL is an executor failure (exit 137, as YARN reports it); a job this long
-        # loses ~10 executors, more than the default tide.executor.maxFailures (6). Its tasks
-        # are short (128 KiB splits): an executor killed every 3 s must get some work done
-        # between kills (the sleep job's 2 s maps on executors that take ~3 s to start did not).
-        job = self.wordcount_job(scenario, out, {"tide.executor.maxFailures": "40",
-                                                 "tide.wordcount.splitSize": str(128 * 1024)})
+        # loses 10-20 executors, more than the default tide.executor.maxFailures (2 x
+        # maxExecutors = 8). Its tasks are short (64 KiB splits): an executor killed every 3 s
+        # must get some work done between kills (the sleep job's 2 s maps on executors that take
+        # ~3 s to start did not).
+        job = self.wordcount_job(scenario, out, {"tide.executor.maxFailures": "40"})
         job.start()
         kills = []
         next_kill = time.monotonic() + period
@@ -725,7 +731,7 @@ def main():
         if not opts.no_start:
             cluster.script("start", timeout=600)
         os.makedirs(EVENTS_DIR, exist_ok=True)
-        suite.expected_words = write_text_input(cluster, "/chaos/in", 6)
+        cluster.hdfs("-rm", "-r", "-f", "/chaos/out", check=False)  # a kept cluster's last run
         for name in names:
             log("=== scenario %s" % name)
             try:
