@@ -30,12 +30,23 @@ public interface DriverCallbacks {
    */
   boolean isExecutorRegistered(String executorId);
 
+  /**
+   * How many tasks have succeeded so far: executor failures with a task's success between them
+   * are not failures in a row (see {@link ExecutorFailures}). Must return at once.
+   */
+  long tasksSucceeded();
+
   /** Adapts a real driver. */
   static DriverCallbacks of(Driver driver) {
     return new DriverCallbacks() {
       @Override
       public boolean isExecutorRegistered(String executorId) {
         return driver.isExecutorRegistered(executorId);
+      }
+
+      @Override
+      public long tasksSucceeded() {
+        return driver.tasksSucceeded();
       }
 
       @Override

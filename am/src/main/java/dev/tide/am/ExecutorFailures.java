@@ -22,7 +22,13 @@ import java.util.function.LongSupplier;
  * <p>A failure counts for {@code validity} ({@code tide.executor.failuresValidityInterval}); the
  * application should fail once more than {@code maxFailures} count at the same time (the limit
  * is read at each failure, since by default it grows with the executors: see
- * {@link MaxExecutorFailures}). A failure may be recorded against its node or not (a container
+ * {@link MaxExecutorFailures}). Only failures in a row count towards that limit: each failure
+ * comes with the application's progress (tasks succeeded so far), and a failure after progress
+ * forgives the failures before it. Executors killed now and then on a cluster where tasks still
+ * get done (a node's OOM killer, an operator, a chaos test) do not end a job that succeeds on
+ * retry; executors that keep failing while no task succeeds (a bad option, too little memory,
+ * a task that brings its executor down once nothing else runs) still end it after a bounded
+ * number. The failures against a node are counted as before, progress or not. A failure may be recorded against its node or not (a container
  * that exceeded its memory failed because of the job's settings, not its node's). A node with
  * {@code maxFailuresPerNode} failures against it is excluded for {@code exclusionTimeout}, then
  * allowed again (its old failures no longer count towards a new exclusion).
@@ -39,6 +45,7 @@ public final class ExecutorFailures {
   /**
    * What one failure changed.
    *
+   * @param recentFailures failures within the validity with no progress between them
    * @param maxFailures the limit in force when it was recorded
    * @param perNode failures against each node (those not against a node are only in
    *     {@code recentFailures})
@@ -63,6 +70,9 @@ public final class ExecutorFailures {
   /** Node -> the last failure there (by sequence) that no longer counts towards excluding it. */
   private final Map<String, Long> forgivenThrough = new LinkedHashMap<>();
   private long failuresRecorded;
+  /** The progress at the last failure, and the last failure (by sequence) it forgave. */
+  private long lastProgress;
+  private long forgivenForLimitThrough;
 
   public ExecutorFailures(int maxFailures, Duration validity, int maxFailuresPerNode,
       Duration exclusionTimeout, LongSupplier clockMillis) {
@@ -79,18 +89,28 @@ public final class ExecutorFailures {
     this.clock = clockMillis;
   }
 
-  /** Counts one executor failure against {@code node}. */
+  /** Counts one executor failure against {@code node}, with no progress since the last. */
   public Verdict record(String node) {
-    return record(node, true);
+    return record(node, true, lastProgress);
+  }
+
+  /** As {@link #record(String, boolean, long)} with no progress since the last failure. */
+  public Verdict record(String node, boolean againstNode) {
+    return record(node, againstNode, lastProgress);
   }
 
   /**
    * Counts one executor failure on {@code node}; only with {@code againstNode} does it count
-   * towards excluding that node.
+   * towards excluding that node. {@code progress} (tasks succeeded so far) above the last
+   * failure's forgives the failures before this one as far as the limit is concerned.
    */
-  public Verdict record(String node, boolean againstNode) {
+  public Verdict record(String node, boolean againstNode, long progress) {
     long now = clock.getAsLong();
     expire(now);
+    if (progress > lastProgress) {
+      lastProgress = progress;
+      forgivenForLimitThrough = failuresRecorded;
+    }
     String blamed = againstNode ? node : null;
     recent.addLast(new Failure(now, blamed, ++failuresRecorded));
     Map<String, Integer> perNode = perNode();
@@ -101,7 +121,8 @@ public final class ExecutorFailures {
       excluded = true;
     }
     int limit = maxFailures.getAsInt();
-    return new Verdict(recent.size() > limit, recent.size(), limit, perNode, excluded);
+    int inARow = failuresInARow();
+    return new Verdict(inARow > limit, inARow, limit, perNode, excluded);
   }
 
   /** Nodes whose exclusion has ended; they are no longer excluded after this call. */
@@ -161,10 +182,20 @@ public final class ExecutorFailures {
     return nodes;
   }
 
-  /** Failures that still count, now. */
+  /** Failures that still count towards the limit, now: within the validity and in a row. */
   public int recentFailures() {
     expire(clock.getAsLong());
-    return recent.size();
+    return failuresInARow();
+  }
+
+  private int failuresInARow() {
+    int n = 0;
+    for (Failure f : recent) {
+      if (f.sequence() > forgivenForLimitThrough) {
+        n++;
+      }
+    }
+    return n;
   }
 
   public boolean isExcluded(String node) {

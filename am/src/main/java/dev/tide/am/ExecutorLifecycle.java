@@ -173,15 +173,16 @@ final class ExecutorLifecycle {
 
   private void countFailure(Executor executor, String diagnostics, boolean againstNode) {
     String node = settings.nodeName(executor.container.getNodeId());
-    ExecutorFailures.Verdict verdict = exclusions.failure(node, againstNode);
+    ExecutorFailures.Verdict verdict = exclusions.failure(node, againstNode,
+        driver.tasksSucceeded());
     if (verdict.tooMany()) {
       int againstNodes = 0;
       for (int n : verdict.perNode().values()) {
         againstNodes += n;
       }
       int notAgainstNodes = verdict.recentFailures() - againstNodes;
-      abort.accept(verdict.recentFailures() + " executor failures within "
-          + settings.failuresValidity().toSeconds() + " s (more than "
+      abort.accept(verdict.recentFailures() + " executor failures in a row (no task succeeded"
+          + " between them) within " + settings.failuresValidity().toSeconds() + " s (more than "
           + settings.maxFailures().describe(containers.peakLive())
           + "; per node " + verdict.perNode()
           + (notAgainstNodes > 0 ? ", " + notAgainstNodes + " exceeded their memory" : "")

@@ -52,11 +52,12 @@ final class NodeExclusions {
   }
 
   /**
-   * Counts an executor failure on {@code node}; with {@code againstNode} it also counts towards
-   * excluding the node, which is excluded if it has too many.
+   * Counts an executor failure on {@code node} at {@code progress} (tasks succeeded so far); with
+   * {@code againstNode} it also counts towards excluding the node, which is excluded if it has
+   * too many.
    */
-  ExecutorFailures.Verdict failure(String node, boolean againstNode) {
-    ExecutorFailures.Verdict verdict = failures.record(node, againstNode);
+  ExecutorFailures.Verdict failure(String node, boolean againstNode, long progress) {
+    ExecutorFailures.Verdict verdict = failures.record(node, againstNode, progress);
     if (verdict.nodeExcluded()) {
       LOG.warn("Excluding node {} for {} s: {} executor failures there (tide.yarn"
           + ".maxFailuresPerHost = {})", node, settings.nodeExclusionTimeout().toSeconds(),

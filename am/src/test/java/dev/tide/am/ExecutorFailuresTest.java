@@ -29,6 +29,39 @@ class ExecutorFailuresTest {
     assertEquals(Map.of("a", 1, "b", 1, "c", 1), third.perNode());
   }
 
+  /**
+   * Issue 16: an executor SIGKILLed every 3 s through a long job used to end it once more than
+   * maxFailures had died, though every kill cost only a retry. Failures with a task's success
+   * between them are not in a row; only failures in a row count towards the limit.
+   */
+  @Test
+  void onlyFailuresWithNoTaskSucceedingBetweenThemCountTowardsTheLimit() {
+    ExecutorFailures lenient = new ExecutorFailures(2, Duration.ofMinutes(60), 0,
+        Duration.ofMinutes(10), clock::get);
+    long tasksSucceeded = 0;
+    for (int kill = 0; kill < 20; kill++) {
+      tasksSucceeded += 3; // the job gets work done between kills
+      ExecutorFailures.Verdict verdict = lenient.record("n" + kill % 3, true, tasksSucceeded);
+      assertFalse(verdict.tooMany(), "kill " + kill);
+      assertEquals(1, verdict.recentFailures());
+    }
+    // Then executors keep failing and no task succeeds: the third in a row is too many.
+    assertFalse(lenient.record("n0", true, tasksSucceeded).tooMany());
+    ExecutorFailures.Verdict third = lenient.record("n1", false, tasksSucceeded);
+    assertTrue(third.tooMany());
+    assertEquals(3, third.recentFailures());
+    assertEquals(3, lenient.recentFailures());
+  }
+
+  @Test
+  void failuresAgainstANodeCountTowardsItsExclusionProgressOrNot() {
+    assertFalse(failures.record("a", true, 1).nodeExcluded());
+    ExecutorFailures.Verdict second = failures.record("a", true, 2);
+    assertTrue(second.nodeExcluded(), "2 on node a, with a task's success between them");
+    assertEquals(1, second.recentFailures());
+    assertEquals(Map.of("a", 2), second.perNode());
+  }
+
   @Test
   void failuresExpireAfterTheValidityInterval() {
     failures.record("a");

@@ -167,6 +167,13 @@ class YarnAllocatorTest {
     final Set<String> registered = ConcurrentHashMap.newKeySet();
     /** executorLaunched fails from now on, as a driver whose loop stopped would. */
     volatile boolean failLaunched;
+    /** Tasks succeeded so far, as the driver would count them. */
+    volatile long tasksSucceeded;
+
+    @Override
+    public long tasksSucceeded() {
+      return tasksSucceeded;
+    }
 
     @Override
     public void executorLaunched(String executorId, String host, int shufflePort) {
@@ -444,7 +451,7 @@ class YarnAllocatorTest {
     nextHeartbeat();
     assertEquals(1, driver.aborts.size());
     String abort = driver.aborts.get(0);
-    assertTrue(abort.startsWith("2 executor failures within 3600 s (more than"
+    assertTrue(abort.startsWith("2 executor failures in a row (no task succeeded between them) within 3600 s (more than"
         + " tide.executor.maxFailures = 1; per node {node1=1, node2=1})"), abort);
     assertTrue(abort.endsWith("last: executor 2 on node2: executor exited with status 1:"
         + " boom again"), abort);
@@ -508,8 +515,8 @@ class YarnAllocatorTest {
     nextHeartbeat();
     assertEquals(1, driver.aborts.size(), driver.exited::toString);
     String abort = driver.aborts.get(0);
-    assertTrue(abort.startsWith("3 executor failures within 3600 s (more than"
-        + " tide.executor.maxFailures = 2; per node {}, 3 exceeded their memory); last:"
+    assertTrue(abort.startsWith("3 executor failures in a row (no task succeeded between them)"
+        + " within 3600 s (more than tide.executor.maxFailures = 2; per node {}, 3 exceeded their memory); last:"
         + " executor 3 on node1: killed by YARN for exceeding its virtual memory limit"), abort);
     assertEquals(Set.of(), amrm.excludedNodes);
   }
@@ -535,9 +542,51 @@ class YarnAllocatorTest {
     amrm.toComplete.add(TestContainers.completed(launched(4), 1, "boom"));
     nextHeartbeat();
     assertEquals(1, driver.aborts.size(), driver.exited::toString);
-    assertTrue(driver.aborts.get(0).startsWith("5 executor failures within 3600 s (more than"
-        + " tide.executor.maxFailures = 4 (by default twice the most executors the application"
+    assertTrue(driver.aborts.get(0).startsWith("5 executor failures in a row (no task succeeded"
+        + " between them) within 3600 s (more than tide.executor.maxFailures = 4 (by default twice the most executors the application"
         + " had at once, 2, at least 3)"), driver.aborts::toString);
+  }
+
+  /**
+   * Issue 16: executors killed one after another while the job still gets tasks done (the chaos
+   * suite kills one every 3 s) do not end it; the same failures with no task succeeding between
+   * them do.
+   */
+  @Test
+  void failuresWithATaskSucceedingBetweenThemDoNotEndTheApplication() {
+    bind(0, 0, Duration.ZERO);
+    launchTwo("node1", "node2");
+    for (int round = 0; round < 4; round++) {
+      driver.tasksSucceeded += 5;
+      amrm.toComplete.add(TestContainers.completed(launched(2 * round), 137, "killed"));
+      nextHeartbeat();
+      driver.tasksSucceeded += 5;
+      amrm.toComplete.add(TestContainers.completed(launched(2 * round + 1), 137, "killed"));
+      nextHeartbeat();
+      amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+          containers.container("node2", EXECUTOR)));
+      nextHeartbeat();
+    }
+    assertEquals(8, driver.exited.size(), driver.exited::toString);
+    assertEquals(List.of(), driver.aborts, "8 failures, more than the limit of 4, but each"
+        + " after a task succeeded");
+
+    // No task succeeds any more: the last failure and 3 more are 4 in a row, the next is 5.
+    for (int n = 8; n < 11; n++) {
+      amrm.toComplete.add(TestContainers.completed(launched(n), 137, "killed"));
+      nextHeartbeat();
+      if (n % 2 == 1) {
+        amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+            containers.container("node2", EXECUTOR)));
+        nextHeartbeat();
+      }
+    }
+    assertEquals(List.of(), driver.aborts, "4 in a row: not more than the limit");
+    amrm.toComplete.add(TestContainers.completed(launched(11), 137, "killed"));
+    nextHeartbeat();
+    assertEquals(1, driver.aborts.size(), driver.exited::toString);
+    assertTrue(driver.aborts.get(0).startsWith("5 executor failures in a row"),
+        driver.aborts::toString);
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
 import dev.tide.driver.scheduler.JobScheduler;
+import dev.tide.driver.scheduler.TaskOutcome;
 import dev.tide.driver.streaming.StreamDriver;
 import dev.tide.driver.streaming.StreamRunner;
 import io.netty.channel.Channel;
@@ -37,6 +38,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.hadoop.fs.Path;
@@ -76,6 +78,7 @@ public final class Driver implements AutoCloseable {
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
   private final BatchAllocationPolicy policy;
   private final int maxAttempts;
+  private final AtomicLong tasksSucceeded = new AtomicLong();
 
   // Owned by the event loop.
   private final Map<String, Channel> registered = new HashMap<>();
@@ -196,6 +199,14 @@ public final class Driver implements AutoCloseable {
    */
   public boolean isExecutorRegistered(String executorId) {
     return everRegistered.contains(executorId);
+  }
+
+  /**
+   * How many task attempts have succeeded so far, in every plan: the application's progress as
+   * the allocator's executor-failure limit sees it. Non-blocking; safe from any thread.
+   */
+  public long tasksSucceeded() {
+    return tasksSucceeded.get();
   }
 
   /**
@@ -557,6 +568,9 @@ public final class Driver implements AutoCloseable {
       register(channel, m);
     } else if (message instanceof RpcMessage.TaskStatus m) {
       if (scheduler != null && channelToExecutor.containsKey(channel)) {
+        if (m.outcome().state() == TaskOutcome.State.SUCCEEDED) {
+          tasksSucceeded.incrementAndGet();
+        }
         scheduler.taskEnded(m.outcome());
         afterChange();
       }

@@ -133,6 +133,11 @@ class AllocatorFlowTest {
     final List<String> events = new CopyOnWriteArrayList<>();
 
     @Override
+    public long tasksSucceeded() {
+      return 0; // no tasks here: every executor failure is one in a row
+    }
+
+    @Override
     public void executorLaunched(String executorId, String host, int shufflePort) {
       launched.add(executorId);
     }

@@ -44,9 +44,10 @@ public final class TideOptions {
       stringOption("tide.executor.javaOpts", "", "Extra JVM options for executors.");
   public static final ConfigOption<Integer> EXECUTOR_MAX_FAILURES =
       intOption("tide.executor.maxFailures", 0, 0,
-          "Executor failures (containers that exited with an error, failed to start or exceeded"
-          + " their memory) within tide.executor.failuresValidityInterval that the job"
-          + " tolerates; one more fails it. 0 means twice the executors the job may run, at"
+          "Executor failures in a row (containers that exited with an error, failed to start or"
+          + " exceeded their memory, with no task succeeding between them) within"
+          + " tide.executor.failuresValidityInterval that the job tolerates; one more fails it."
+          + " A failure after a task succeeded forgives the ones before it. 0 means twice the executors the job may run, at"
           + " least 3, as Spark's: 2 x tide.dynamicAllocation.maxExecutors (2 x"
           + " tide.streaming.dynamicAllocation.maxExecutors for a job sized by the streaming"
           + " policy; 2 x the fixed count without dynamic allocation), and while maxExecutors"
