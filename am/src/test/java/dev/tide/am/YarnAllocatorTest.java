@@ -534,9 +534,7 @@ class YarnAllocatorTest {
       amrm.toComplete.add(TestContainers.completed(launched(2 * round + 1), 1, "boom"));
       nextHeartbeat();
       nextHeartbeat();
-      amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
-          containers.container("node2", EXECUTOR)));
-      nextHeartbeat();
+      grantOnNode1AndNode2();
     }
     assertEquals(List.of(), driver.aborts, "4 failures, the limit is 2 x 2");
     amrm.toComplete.add(TestContainers.completed(launched(4), 1, "boom"));
@@ -563,9 +561,7 @@ class YarnAllocatorTest {
       driver.tasksSucceeded += 5;
       amrm.toComplete.add(TestContainers.completed(launched(2 * round + 1), 137, "killed"));
       nextHeartbeat();
-      amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
-          containers.container("node2", EXECUTOR)));
-      nextHeartbeat();
+      grantOnNode1AndNode2();
     }
     assertEquals(8, driver.exited.size(), driver.exited::toString);
     assertEquals(List.of(), driver.aborts, "8 failures, more than the limit of 4, but each"
@@ -576,9 +572,7 @@ class YarnAllocatorTest {
       amrm.toComplete.add(TestContainers.completed(launched(n), 137, "killed"));
       nextHeartbeat();
       if (n % 2 == 1) {
-        amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
-            containers.container("node2", EXECUTOR)));
-        nextHeartbeat();
+        grantOnNode1AndNode2();
       }
     }
     assertEquals(List.of(), driver.aborts, "4 in a row: not more than the limit");
@@ -967,6 +961,13 @@ class YarnAllocatorTest {
         containers.container(host2, EXECUTOR)));
     nextHeartbeat();
     assertEquals(2, driver.launched.size(), driver.launched::toString);
+  }
+
+  /** The RM grants one container on node1 and one on node2, seen at the next heartbeat. */
+  private void grantOnNode1AndNode2() {
+    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+        containers.container("node2", EXECUTOR)));
+    nextHeartbeat();
   }
 
   /** The container of the {@code index}-th launched executor (0-based). */
