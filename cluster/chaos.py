@@ -348,19 +348,26 @@ def read_output(cluster, out_dir):
 # --- input ------------------------------------------------------------------------------------
 
 def write_text_input(cluster, path, megabytes, seed=16):
-    """Deterministic text of about `megabytes` MiB in HDFS at path; returns the word counts."""
+    """Deterministic text of about `megabytes` MiB in HDFS at path; returns the word counts.
+    The text is one random block of up to 8 MiB written as many times as it takes."""
     rng = random.Random(seed)
     vocabulary = ["w%04d" % i for i in range(2000)]
-    counts = collections.Counter()
-    local = os.path.join(RUN, "input-%d.txt" % megabytes)
+    block_counts = collections.Counter()
+    lines = []
     size = 0
+    while size < min(megabytes, 8) * 1024 * 1024:
+        words = [rng.choice(vocabulary) for _ in range(rng.randint(5, 15))]
+        block_counts.update(words)
+        line = " ".join(words) + "\n"
+        lines.append(line)
+        size += len(line)
+    block = "".join(lines)
+    repeat = max(1, round(megabytes / min(megabytes, 8)))
+    local = os.path.join(RUN, "input-%d.txt" % megabytes)
     with open(local, "w") as f:
-        while size < megabytes * 1024 * 1024:
-            words = [rng.choice(vocabulary) for _ in range(rng.randint(5, 15))]
-            counts.update(words)
-            line = " ".join(words) + "\n"
-            f.write(line)
-            size += len(line)
+        for _ in range(repeat):
+            f.write(block)
+    counts = collections.Counter({w: n * repeat for w, n in block_counts.items()})
     cluster.hdfs("-rm", "-r", "-f", path, check=False)
     cluster.hdfs("-mkdir", "-p", path)
     cluster.hdfs("-put", local, path + "/input.txt")
@@ -391,8 +398,9 @@ class Suite:
                 "-b", str(2 * 1024 * 1024), "-rd", str(rd), "-o", out]
         return Job(self.cluster, name, args, settings, timeout)
 
-    # 64 MiB of text in 64 KiB splits: 1,024 short maps, a job of about half a minute.
-    WORDCOUNT_INPUT_MB = 64
+    # 128 MiB of text in 64 KiB splits: 2,048 short maps, a job of 30-40 s on a quiet machine,
+    # long enough for exec-kill-every-3s to kill more executors than tide.executor.maxFailures.
+    WORDCOUNT_INPUT_MB = 128
 
     def wordcount_job(self, name, out, settings=None, timeout=300):
         if self.expected_words is None:
