@@ -159,6 +159,20 @@ public final class TideOptions {
           "Ask at once, without waiting schedulerBacklogTimeout, when the backlog will clearly"
           + " outlast an executor's start: no executor is there or coming, or the pending tasks"
           + " take longer than the measured start latency on the executors there.");
+  public static final ConfigOption<Boolean> DA_ARRIVAL_HOLD =
+      booleanOption("tide.dynamicAllocation.arrivalHold", true,
+          "While new work (stages the plan did not foresee, such as new jobs) keeps arriving,"
+          + " keep idle executors that the arrivals seen so far suggest the next one will use:"
+          + " for each count of executors, how long to keep it after an arrival is chosen as in"
+          + " rent or buy from the gaps between arrivals and the executors each one needed, a"
+          + " release that the next arrival needs costing arrivalHoldWeight start latencies;"
+          + " executorIdleTimeout is the longest.");
+  public static final ConfigOption<Integer> DA_ARRIVAL_HOLD_WEIGHT =
+      intOption("tide.dynamicAllocation.arrivalHoldWeight", 10, 1,
+          "What arrivalHold counts for an executor released before an arrival that needs it,"
+          + " in measured start latencies: its start-up plus the arrival's work waiting for it."
+          + " 2 weighs the waiting work like executor time; higher values keep more executors"
+          + " between arrivals for shorter job latency.");
 
   // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
   public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =
@@ -281,6 +295,7 @@ public final class TideOptions {
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
         DA_ADAPTIVE_IDLE_TIMEOUT, DA_EARLY_RELEASE, DA_LOOKAHEAD, DA_IMMEDIATE_FIRST_REQUEST,
+        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
         STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,

@@ -44,7 +44,7 @@ public final class ElasticityBench {
         cluster.slotsPerExecutor());
     s.put("static", policy(new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
         cluster.slotsPerExecutor(), classic.executorAllocationRatio(), 1_000, 1_000, 60_000,
-        120_000, RampUpMode.EXPONENTIAL, Rules.NONE)));
+        120_000, RampUpMode.EXPONENTIAL, Rules.NONE, classic.arrivalHoldWeight())));
     s.put("exponential", policy(classic));
     s.put("headroom", policy(classic.withRampUp(RampUpMode.HEADROOM)));
     s.put("default", policy(shipped(cluster)));
@@ -68,13 +68,16 @@ public final class ElasticityBench {
         new LinkedHashMap<>();
     v.put("default", policy(d));
     v.put("-adaptiveIdle", policy(d.withRules(new Rules(false, r.earlyRelease(), r.lookahead(),
-        r.immediateFirstRequest()))));
+        r.immediateFirstRequest(), r.arrivalHold()))));
     v.put("-earlyRelease", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), false,
-        r.lookahead(), r.immediateFirstRequest()))));
+        r.lookahead(), r.immediateFirstRequest(), r.arrivalHold()))));
     v.put("-lookahead", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
-        false, r.immediateFirstRequest()))));
+        false, r.immediateFirstRequest(), r.arrivalHold()))));
     v.put("-immediate", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
-        r.lookahead(), false))));
+        r.lookahead(), false, r.arrivalHold()))));
+    v.put("-arrivalHold", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(),
+        r.earlyRelease(), r.lookahead(), r.immediateFirstRequest(), false))));
+    v.put("holdWeight=2", policy(d.withArrivalHoldWeight(2)));
     v.put("ramp=expon", policy(d.withRampUp(RampUpMode.EXPONENTIAL)));
     v.put("ramp=headroom", policy(d.withRampUp(RampUpMode.HEADROOM)));
     v.put("idle=10s", policy(d.withIdleTimeouts(10_000, d.cachedExecutorIdleTimeoutMillis())));
