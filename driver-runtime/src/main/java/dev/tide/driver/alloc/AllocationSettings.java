@@ -52,19 +52,22 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
    * @param arrivalHold {@code arrivalHold}: while new work keeps arriving, idle executors that
    *     the next arrival is likely to use are kept for as long as the gaps between arrivals
    *     make that worth it
+   * @param arrivalTrend {@code arrivalTrend}: while new work arrives at a rising rate, the
+   *     executors the trend needs two start latencies ahead are asked for now
    */
   public record Rules(boolean adaptiveIdleTimeout, boolean earlyRelease, boolean lookahead,
-      boolean immediateFirstRequest, boolean arrivalHold) {
+      boolean immediateFirstRequest, boolean arrivalHold, boolean arrivalTrend) {
     /** Spark's semantics: none of the rules. */
-    public static final Rules NONE = new Rules(false, false, false, false, false);
+    public static final Rules NONE = new Rules(false, false, false, false, false, false);
     /** All of the rules (the shipped defaults). */
-    public static final Rules ALL = new Rules(true, true, true, true, true);
+    public static final Rules ALL = new Rules(true, true, true, true, true, true);
 
     @Override
     public String toString() {
       return "adaptive idle timeout " + onOff(adaptiveIdleTimeout) + ", early release "
           + onOff(earlyRelease) + ", lookahead " + onOff(lookahead) + ", immediate first request "
-          + onOff(immediateFirstRequest) + ", arrival hold " + onOff(arrivalHold);
+          + onOff(immediateFirstRequest) + ", arrival hold " + onOff(arrivalHold)
+          + ", arrival trend " + onOff(arrivalTrend);
     }
 
     private static String onOff(boolean on) {
@@ -132,7 +135,7 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         rampUp(conf), new Rules(TideOptions.DA_ADAPTIVE_IDLE_TIMEOUT.get(conf),
             TideOptions.DA_EARLY_RELEASE.get(conf), TideOptions.DA_LOOKAHEAD.get(conf),
             TideOptions.DA_IMMEDIATE_FIRST_REQUEST.get(conf),
-            TideOptions.DA_ARRIVAL_HOLD.get(conf)),
+            TideOptions.DA_ARRIVAL_HOLD.get(conf), TideOptions.DA_ARRIVAL_TREND.get(conf)),
         TideOptions.DA_ARRIVAL_HOLD_WEIGHT.get(conf));
   }
 
@@ -213,7 +216,7 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         + schedulerBacklogTimeoutMillis + " ms (sustained " + sustainedSchedulerBacklogTimeoutMillis
         + " ms), idle timeout " + executorIdleTimeoutMillis + " ms (cached "
         + cachedExecutorIdleTimeoutMillis + " ms), ramp-up " + rampUp + ", " + rules
-        + (rules.arrivalHold() ? " (weight " + arrivalHoldWeight + ")" : "");
+        + (rules.arrivalHold() ? ", arrival hold weight " + arrivalHoldWeight : "");
   }
 
   private static BigDecimal ratio(Configuration conf) {

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *       rises from {@code max(target, activeExecutors)} as the {@link RampUp} says, clamped to
  *       {@code need} and to [min, max]; the step doubles when it was used in full, otherwise it
  *       goes back to 1. With {@code lookahead} the target also rises, without a backlog, to what
- *       the stages due within one start latency need.</li>
+ *       the stages due within one start latency need; with {@code arrivalTrend}, to what the
+ *       tasks will need when new work keeps arriving faster ({@link ArrivalTrend}).</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
  *       evaluates when the job starts and then every 100 ms, so within one tick of a stage's
  *       submission) and clears, with the step reset to 1, at the first evaluation that sees
@@ -100,6 +101,7 @@ public final class BatchAllocationPolicy {
   private final RampUp rampUp;
   private final ReuseAwareIdleTimeout adaptiveIdleTimeout;
   private final ArrivalHold arrivalHold;
+  private final ArrivalTrend arrivalTrend = new ArrivalTrend();
   private final StartLatency startLatency = new StartLatency();
   private final BigDecimal tasksPerExecutor;
 
@@ -187,15 +189,17 @@ public final class BatchAllocationPolicy {
         settings.tasksPerExecutor(), load.forecast().taskMillisOrLowerBound(), latency,
         Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
     trackBacklog(nowMillis, load.pendingTasks());
+    long newWork = load.tasksSubmitted() - foreseenSubmitted(load.forecast());
     if (rules.arrivalHold()) {
-      arrivalHold.observe(nowMillis, load.tasksSubmitted() - foreseenSubmitted(load.forecast()),
-          this::executorsFor);
+      arrivalHold.observe(nowMillis, newWork, this::executorsFor);
     }
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
+    int rising = rules.arrivalTrend()
+        ? arrivalTrend.executorsAhead(nowMillis, newWork, latency, maxNeeded) : 0;
     DemandForecast.Forecast forecast = trusted(load.forecast());
     int dueSoon = rules.lookahead()
         ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
-    int need = Math.max(maxNeeded, dueSoon);
+    int need = Math.max(maxNeeded, Math.max(dueSoon, rising));
     if (need < target) {
       step = 1;
       changeTarget(Math.max(need, settings.minExecutors()), nowMillis, load, "tasks need fewer");
@@ -203,6 +207,10 @@ public final class BatchAllocationPolicy {
       if (dueSoon > target) {
         changeTarget(Math.min(settings.maxExecutors(), dueSoon), nowMillis, load,
             "lookahead: a stage is due within " + latency + " ms");
+      }
+      if (rising > target) {
+        changeTarget(Math.min(settings.maxExecutors(), rising), nowMillis, load,
+            "arrival trend: new work arrives faster and faster");
       }
       if (rules.immediateFirstRequest() && !raisedInBacklog && nextRaiseAtMillis != NOT_SET
           && backlog.outlastsStart(load.activeExecutors())) {

@@ -168,11 +168,18 @@ public final class TideOptions {
           + " release that the next arrival needs costing arrivalHoldWeight start latencies;"
           + " executorIdleTimeout is the longest.");
   public static final ConfigOption<Integer> DA_ARRIVAL_HOLD_WEIGHT =
-      intOption("tide.dynamicAllocation.arrivalHoldWeight", 10, 1,
+      intOption("tide.dynamicAllocation.arrivalHoldWeight", 9, 1,
           "What arrivalHold counts for an executor released before an arrival that needs it,"
           + " in measured start latencies: its start-up plus the arrival's work waiting for it."
           + " 2 weighs the waiting work like executor time; higher values keep more executors"
           + " between arrivals for shorter job latency.");
+  public static final ConfigOption<Boolean> DA_ARRIVAL_TREND =
+      booleanOption("tide.dynamicAllocation.arrivalTrend", true,
+          "While new work (stages the plan did not foresee, such as new jobs) arrives at a"
+          + " rising rate (more tasks in the last start latency than in the one before, each"
+          + " with at least two arrivals), ask now for the executors the tasks will need two"
+          + " start latencies ahead if the rate keeps rising as it did, instead of one start"
+          + " latency after they wait.");
 
   // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
   public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =
@@ -295,7 +302,7 @@ public final class TideOptions {
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
         DA_ADAPTIVE_IDLE_TIMEOUT, DA_EARLY_RELEASE, DA_LOOKAHEAD, DA_IMMEDIATE_FIRST_REQUEST,
-        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT,
+        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT, DA_ARRIVAL_TREND,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
         STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,

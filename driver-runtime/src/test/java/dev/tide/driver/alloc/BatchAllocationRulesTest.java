@@ -71,7 +71,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void aBacklogThatOutlastsAStartIsAskedForAtOnceInsteadOfAfterTheBacklogTimeout() {
-    Rules immediate = new Rules(false, false, false, true, false);
+    Rules immediate = new Rules(false, false, false, true, false, false);
     // 10 executors run 5 s tasks; 500 more wait: they take 250 s there, far beyond a 2 s start.
     Load backlog = load(500, 10, 10, List.of(), taskMillis(5_000));
     assertEquals(110, policy(immediate, RampUpMode.BACKLOG, 10, 2_000)
@@ -84,7 +84,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void withNoExecutorAtAllTheFirstRequestGoesOutAtOnceEvenBeforeATaskRan() {
-    Rules immediate = new Rules(false, false, false, true, false);
+    Rules immediate = new Rules(false, false, false, true, false, false);
     Load cold = load(40, 0, 0, List.of(), Forecast.NONE);
     assertEquals(40, policy(immediate, RampUpMode.BACKLOG, 0, 2_000).evaluate(0, cold)
         .targetExecutors(), "what the 40 tasks need (the queue could grant 100)");
@@ -121,7 +121,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void aLowerBoundOnTheRunTimeIsEnoughToAskAtOnce() {
-    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false), RampUpMode.BACKLOG,
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false), RampUpMode.BACKLOG,
         10, 2_000);
     // No task finished, but one has run 1 s: 500 tasks take at least 50 s on 10 executors.
     Load running = load(500, 10, 10, List.of(), new Forecast(DemandForecast.UNKNOWN, 1_000,
@@ -131,7 +131,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void arrivalsThatKeepEverySlotBusyMeanTheBacklogNeverDrains() {
-    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false), RampUpMode.BACKLOG,
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false), RampUpMode.BACKLOG,
         10, 2_000);
     // Same 50 tiny tasks, but 60 new tasks a second arrive while 10 executors run 50 a second.
     long submitted = 0;
@@ -149,7 +149,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsForAWideStageAreAskedForOneStartBeforeItBecomesRunnable() {
-    Rules lookahead = new Rules(false, false, true, false, false);
+    Rules lookahead = new Rules(false, false, true, false, false, false);
     BatchAllocationPolicy p = policy(lookahead, RampUpMode.BACKLOG, 5, 2_000);
     // 5 tasks run, no backlog; a stage of 200 tasks is due in 30 s: nothing yet.
     assertEquals(5, p.evaluate(0, load(0, 5, 5, List.of(), nextStage(200, 30_000)))
@@ -164,7 +164,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void idleExecutorsAreKeptForAStageDueWithinTwoStartsAndReleasedForOneDueLater() {
-    Rules rules = new Rules(false, true, true, false, false);
+    Rules rules = new Rules(false, true, true, false, false, false);
     // 10 executors: 5 run the narrow stage's tasks, 5 are idle; the next stage has 10 tasks.
     BatchAllocationPolicy soon = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
     Decision kept = soon.evaluate(0, load(0, 5, 10, idle(5, 0), nextStage(10, 4_000)));
@@ -178,7 +178,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsKeptForAForecastThatDoesNotComeGoAfterTwoStartsAndItIsNotForeseenAgain() {
-    Rules rules = new Rules(false, true, true, false, false);
+    Rules rules = new Rules(false, true, true, false, false, false);
     BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
     // The forecast keeps saying "in 4 s" (a straggler the estimate cannot see through).
     Load stuck = load(0, 5, 10, idle(5, 0), nextStage(10, 4_000));
@@ -194,7 +194,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void withNoTaskPendingAndMoreStagesAheadIdleExecutorsGoAtOnce() {
-    Rules early = new Rules(false, true, false, false, false);
+    Rules early = new Rules(false, true, false, false, false, false);
     Forecast moreStages = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), true);
     Decision d = policy(early, RampUpMode.BACKLOG, 6, 2_000)
         .evaluate(0, load(0, 2, 6, idle(4, 0), moreStages));
@@ -216,7 +216,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void beforeAnyIdleGapIsSeenTheTimeoutIsTwiceTheMeasuredStartLatency() {
-    Rules adaptive = new Rules(true, false, false, false, false);
+    Rules adaptive = new Rules(true, false, false, false, false, false);
     assertEquals(4_000, policy(adaptive, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis());
     assertEquals(20_000, policy(adaptive, RampUpMode.BACKLOG, 0, 10_000).idleTimeoutMillis());
     assertEquals(60_000, policy(NONE, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis(),
@@ -225,7 +225,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void releasedExecutorsNeverNeededAgainBringTheTimeoutToZero() {
-    BatchAllocationPolicy p = policy(new Rules(true, false, false, false, false),
+    BatchAllocationPolicy p = policy(new Rules(true, false, false, false, false, false),
         RampUpMode.BACKLOG, 4, 2_000);
     Load quiet = load(0, 0, 4, idle(4, 0), Forecast.NONE);
     assertEquals(4, tickUntil(p, 4_000, quiet).executorsToRemove().size(), "after 2 x 2 s");
@@ -251,7 +251,7 @@ class BatchAllocationRulesTest {
   private long timeoutAfterIdleGapsOf(long gapMillis, long startLatencyMillis) {
     ManualClock local = new ManualClock(0);
     AllocationSettings s = AllocationSettings.classic(0, 1000, 1)
-        .withRules(new Rules(true, false, false, true, false)).withInitialExecutors(1)
+        .withRules(new Rules(true, false, false, true, false, false)).withInitialExecutors(1)
         .withIdleTimeouts(600_000, 600_000);
     BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> 0);
     p.executorStarted(startLatencyMillis);
@@ -284,8 +284,8 @@ class BatchAllocationRulesTest {
     // A job of 20 one-second tasks every 8 s; executors start in 2 s. The adaptive timeout
     // alone lets the 20 go in each 7 s gap (a 2 s start costs 4 s, less than 7 s of idling),
     // so every job waits for new ones; the arrival hold keeps them for the next job.
-    Rules adaptive = new Rules(true, false, false, true, false);
-    Rules hold = new Rules(true, false, false, true, true);
+    Rules adaptive = new Rules(true, false, false, true, false, false);
+    Rules hold = new Rules(true, false, false, true, true, false);
     JobStream without = new JobStream(policy(adaptive, RampUpMode.BACKLOG, 0, 2_000));
     JobStream with = new JobStream(policy(hold, RampUpMode.BACKLOG, 0, 2_000));
     without.run(8, 8_000, 20, 1_000);
@@ -306,7 +306,7 @@ class BatchAllocationRulesTest {
   void theHoldKeepsWhatMostArrivalsUseNotWhatARareWideOneNeeded() {
     // Jobs of 10 tasks every 6 s, one in eight of them 200 wide: 10 executors are worth keeping
     // between jobs, 200 are not.
-    JobStream stream = new JobStream(policy(new Rules(true, false, false, true, true),
+    JobStream stream = new JobStream(policy(new Rules(true, false, false, true, true, false),
         RampUpMode.BACKLOG, 0, 2_000));
     for (int job = 0; job < 24; job++) {
       stream.job(job * 6_000, job % 8 == 3 ? 200 : 10, 1_000);
@@ -315,8 +315,45 @@ class BatchAllocationRulesTest {
     assertEquals(10, stream.active, "what most jobs use stays until the next one");
   }
 
+  // --- the arrival trend
+
+  @Test
+  void whenJobsArriveFasterAndFasterExecutorsAreAskedForBeforeTheirTasksWait() {
+    // A job every second, each 4 tasks wider than the one before, tasks of 3 s; executors
+    // start in 2 s. Asking when the tasks wait leaves every job's extra tasks pending for a
+    // start; the trend asks for them ahead.
+    Rules trend = new Rules(false, false, false, true, false, true);
+    Rules waits = new Rules(false, false, false, true, false, false);
+    JobStream with = new JobStream(policy(trend, RampUpMode.BACKLOG, 0, 2_000));
+    JobStream without = new JobStream(policy(waits, RampUpMode.BACKLOG, 0, 2_000));
+    for (int job = 1; job <= 30; job++) {
+      with.job(job * 1_000L, 4 * job, 3_000);
+      without.job(job * 1_000L, 4 * job, 3_000);
+    }
+    with.idleUntil(40_000);
+    without.idleUntil(40_000);
+    assertTrue(with.waitedMillisAfter(0) < without.waitedMillisAfter(0) / 2,
+        "tasks waited " + with.waitedMillisAfter(0) + " ms with the trend, "
+            + without.waitedMillisAfter(0) + " ms without");
+  }
+
+  @Test
+  void aSteadyStreamOfJobsGetsNoMoreExecutorsThanItsTasksNeed() {
+    Rules trend = new Rules(false, false, false, true, false, true);
+    Rules waits = new Rules(false, false, false, true, false, false);
+    JobStream with = new JobStream(policy(trend, RampUpMode.BACKLOG, 0, 2_000));
+    JobStream without = new JobStream(policy(waits, RampUpMode.BACKLOG, 0, 2_000));
+    for (int job = 1; job <= 30; job++) {
+      with.job(job * 1_000L, 40, 3_000);
+      without.job(job * 1_000L, 40, 3_000);
+    }
+    with.idleUntil(40_000);
+    without.idleUntil(40_000);
+    assertEquals(without.startedAfter(0), with.startedAfter(0));
+  }
+
   /**
-   * A driver in miniature for the arrival hold: jobs of one stage arrive (the tasks submitted
+   * A driver in miniature for the arrival rules: jobs of one stage arrive (the tasks submitted
    * count grows), one task per executor, executors start {@code 2 s} after the policy asks for
    * them and go when it removes them; the policy is evaluated every tick.
    */

@@ -68,15 +68,17 @@ public final class ElasticityBench {
         new LinkedHashMap<>();
     v.put("default", policy(d));
     v.put("-adaptiveIdle", policy(d.withRules(new Rules(false, r.earlyRelease(), r.lookahead(),
-        r.immediateFirstRequest(), r.arrivalHold()))));
+        r.immediateFirstRequest(), r.arrivalHold(), r.arrivalTrend()))));
     v.put("-earlyRelease", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), false,
-        r.lookahead(), r.immediateFirstRequest(), r.arrivalHold()))));
+        r.lookahead(), r.immediateFirstRequest(), r.arrivalHold(), r.arrivalTrend()))));
     v.put("-lookahead", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
-        false, r.immediateFirstRequest(), r.arrivalHold()))));
+        false, r.immediateFirstRequest(), r.arrivalHold(), r.arrivalTrend()))));
     v.put("-immediate", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
-        r.lookahead(), false, r.arrivalHold()))));
+        r.lookahead(), false, r.arrivalHold(), r.arrivalTrend()))));
     v.put("-arrivalHold", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(),
-        r.earlyRelease(), r.lookahead(), r.immediateFirstRequest(), false))));
+        r.earlyRelease(), r.lookahead(), r.immediateFirstRequest(), false, r.arrivalTrend()))));
+    v.put("-arrivalTrend", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(),
+        r.earlyRelease(), r.lookahead(), r.immediateFirstRequest(), r.arrivalHold(), false))));
     v.put("holdWeight=2", policy(d.withArrivalHoldWeight(2)));
     v.put("ramp=expon", policy(d.withRampUp(RampUpMode.EXPONENTIAL)));
     v.put("ramp=headroom", policy(d.withRampUp(RampUpMode.HEADROOM)));
