@@ -54,20 +54,24 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
    *     make that worth it
    * @param arrivalTrend {@code arrivalTrend}: while new work arrives at a rising rate, the
    *     executors the trend needs two start latencies ahead are asked for now
+   * @param arrivalAtOnce {@code arrivalAtOnce}: when new work arrives, what the tasks need is
+   *     asked for at once
    */
   public record Rules(boolean adaptiveIdleTimeout, boolean earlyRelease, boolean lookahead,
-      boolean immediateFirstRequest, boolean arrivalHold, boolean arrivalTrend) {
+      boolean immediateFirstRequest, boolean arrivalHold, boolean arrivalTrend,
+      boolean arrivalAtOnce) {
     /** Spark's semantics: none of the rules. */
-    public static final Rules NONE = new Rules(false, false, false, false, false, false);
+    public static final Rules NONE = new Rules(false, false, false, false, false, false, false);
     /** All of the rules (the shipped defaults). */
-    public static final Rules ALL = new Rules(true, true, true, true, true, true);
+    public static final Rules ALL = new Rules(true, true, true, true, true, true, true);
 
     @Override
     public String toString() {
       return "adaptive idle timeout " + onOff(adaptiveIdleTimeout) + ", early release "
           + onOff(earlyRelease) + ", lookahead " + onOff(lookahead) + ", immediate first request "
           + onOff(immediateFirstRequest) + ", arrival hold " + onOff(arrivalHold)
-          + ", arrival trend " + onOff(arrivalTrend);
+          + ", arrival trend " + onOff(arrivalTrend) + ", arrival at once "
+          + onOff(arrivalAtOnce);
     }
 
     private static String onOff(boolean on) {
@@ -135,7 +139,8 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         rampUp(conf), new Rules(TideOptions.DA_ADAPTIVE_IDLE_TIMEOUT.get(conf),
             TideOptions.DA_EARLY_RELEASE.get(conf), TideOptions.DA_LOOKAHEAD.get(conf),
             TideOptions.DA_IMMEDIATE_FIRST_REQUEST.get(conf),
-            TideOptions.DA_ARRIVAL_HOLD.get(conf), TideOptions.DA_ARRIVAL_TREND.get(conf)),
+            TideOptions.DA_ARRIVAL_HOLD.get(conf), TideOptions.DA_ARRIVAL_TREND.get(conf),
+            TideOptions.DA_ARRIVAL_AT_ONCE.get(conf)),
         TideOptions.DA_ARRIVAL_HOLD_WEIGHT.get(conf));
   }
 

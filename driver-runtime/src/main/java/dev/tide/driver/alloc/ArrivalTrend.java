@@ -14,8 +14,8 @@ import java.util.ArrayDeque;
  * ({@code r1 + (r1 - r0) / 2}, {@code r1} being the mean over a window centred {@code L / 2}
  * ago) to {@code r1 + 2.5 (r1 - r0)} two start latencies from now, when the executors asked for
  * now have started and are still serving what arrives. The executors the tasks need now scale by
- * that ratio (the tasks in flight are those of the recent arrivals). Never less than the need
- * now; a flat or falling rate, or too few arrivals, leaves it at that.
+ * that ratio (the tasks in flight are those of the recent arrivals). A flat or falling rate, or
+ * too few arrivals, asks for nothing ahead.
  *
  * <p>Not thread-safe: the driver's event loop owns it; times in milliseconds are passed in.
  */
@@ -30,8 +30,8 @@ final class ArrivalTrend {
   /**
    * @param newTasksSubmitted tasks of new work submitted so far (only grows)
    * @param needNow the executors the pending and running tasks need now
-   * @return the executors the trend will need two start latencies from now, at least
-   *     {@code needNow}
+   * @return the executors the trend will need two start latencies from now (more than
+   *     {@code needNow}), or 0 when the rate is not rising (nothing to ask for ahead)
    */
   int executorsAhead(long nowMillis, long newTasksSubmitted, long startLatencyMillis,
       int needNow) {
@@ -42,7 +42,7 @@ final class ArrivalTrend {
     }
     long[] oldest = samples.peekFirst();
     if (nowMillis - oldest[0] < 2 * window - window / 10) {
-      return needNow; // not two windows of history yet
+      return 0; // not two windows of history yet
     }
     long atMiddle = oldest[1];
     int olderArrivals = 0;
@@ -61,7 +61,7 @@ final class ArrivalTrend {
     double r0 = atMiddle - oldest[1];
     double r1 = newTasksSubmitted - atMiddle;
     if (r0 <= 0 || r1 <= r0 || olderArrivals < MIN_ARRIVALS || recentArrivals < MIN_ARRIVALS) {
-      return needNow;
+      return 0;
     }
     double rise = r1 - r0;
     double ratio = (r1 + HORIZON_LATENCIES * rise) / (r1 + rise / 2);

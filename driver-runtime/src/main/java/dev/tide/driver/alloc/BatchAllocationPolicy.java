@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *       {@code need} and to [min, max]; the step doubles when it was used in full, otherwise it
  *       goes back to 1. With {@code lookahead} the target also rises, without a backlog, to what
  *       the stages due within one start latency need; with {@code arrivalTrend}, to what the
- *       tasks will need when new work keeps arriving faster ({@link ArrivalTrend}).</li>
+ *       tasks will need when new work keeps arriving faster ({@link ArrivalTrend}); with
+ *       {@code arrivalAtOnce}, to {@code maxNeeded} at the evaluation that sees new work (stages
+ *       no forecast listed) arrive.</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
  *       evaluates when the job starts and then every 100 ms, so within one tick of a stage's
  *       submission) and clears, with the step reset to 1, at the first evaluation that sees
@@ -102,6 +104,8 @@ public final class BatchAllocationPolicy {
   private final ReuseAwareIdleTimeout adaptiveIdleTimeout;
   private final ArrivalHold arrivalHold;
   private final ArrivalTrend arrivalTrend = new ArrivalTrend();
+  /** Tasks of new work submitted as of the last evaluation. */
+  private long newWorkSeen;
   private final StartLatency startLatency = new StartLatency();
   private final BigDecimal tasksPerExecutor;
 
@@ -196,6 +200,12 @@ public final class BatchAllocationPolicy {
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
     int rising = rules.arrivalTrend()
         ? arrivalTrend.executorsAhead(nowMillis, newWork, latency, maxNeeded) : 0;
+    if (rules.arrivalAtOnce() && newWork > newWorkSeen) {
+      // None of its tasks has run: nothing says they end before a start, so no backlog timeout
+      // and no waiting for that evidence.
+      rising = Math.max(rising, maxNeeded);
+    }
+    newWorkSeen = newWork;
     DemandForecast.Forecast forecast = trusted(load.forecast());
     int dueSoon = rules.lookahead()
         ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
@@ -210,7 +220,7 @@ public final class BatchAllocationPolicy {
       }
       if (rising > target) {
         changeTarget(Math.min(settings.maxExecutors(), rising), nowMillis, load,
-            "arrival trend: new work arrives faster and faster");
+            "new work arrived" + (rising > maxNeeded ? ", faster and faster" : ""));
       }
       if (rules.immediateFirstRequest() && !raisedInBacklog && nextRaiseAtMillis != NOT_SET
           && backlog.outlastsStart(load.activeExecutors())) {

@@ -180,6 +180,12 @@ public final class TideOptions {
           + " with at least two arrivals), ask now for the executors the tasks will need two"
           + " start latencies ahead if the rate keeps rising as it did, instead of one start"
           + " latency after they wait.");
+  public static final ConfigOption<Boolean> DA_ARRIVAL_AT_ONCE =
+      booleanOption("tide.dynamicAllocation.arrivalAtOnce", true,
+          "When new work arrives (stages the plan did not foresee, such as a new job), ask at"
+          + " once for the executors the pending and running tasks need, without"
+          + " schedulerBacklogTimeout and without the backlog ramp's wait for evidence that the"
+          + " tasks outlast a start (none of the new tasks has run yet).");
 
   // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
   public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =
@@ -302,7 +308,7 @@ public final class TideOptions {
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
         DA_ADAPTIVE_IDLE_TIMEOUT, DA_EARLY_RELEASE, DA_LOOKAHEAD, DA_IMMEDIATE_FIRST_REQUEST,
-        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT, DA_ARRIVAL_TREND,
+        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT, DA_ARRIVAL_TREND, DA_ARRIVAL_AT_ONCE,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
         STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,

@@ -49,7 +49,7 @@ class AllocationSettingsTest {
         "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
         "tide.dynamicAllocation.lookahead", "false",
         "tide.dynamicAllocation.rampUp", "exponential"));
-    assertEquals(new AllocationSettings.Rules(false, true, false, true, true, true), s.rules());
+    assertEquals(new AllocationSettings.Rules(false, true, false, true, true, true, true), s.rules());
     assertEquals(RampUpMode.EXPONENTIAL, s.rampUp());
     assertEquals(AllocationSettings.Rules.NONE, AllocationSettings.from(conf(
         "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
@@ -57,7 +57,8 @@ class AllocationSettingsTest {
         "tide.dynamicAllocation.lookahead", "false",
         "tide.dynamicAllocation.immediateFirstRequest", "false",
         "tide.dynamicAllocation.arrivalHold", "false",
-        "tide.dynamicAllocation.arrivalTrend", "false")).rules());
+        "tide.dynamicAllocation.arrivalTrend", "false",
+        "tide.dynamicAllocation.arrivalAtOnce", "false")).rules());
     rejected("tide.dynamicAllocation.rampUp", "doubling",
         "tide.dynamicAllocation.rampUp", "doubling");
   }
@@ -133,7 +134,7 @@ class AllocationSettingsTest {
         + " ratio 1.0, backlog timeout 1000 ms (sustained 1000 ms), idle timeout 60000 ms"
         + " (cached 120000 ms), ramp-up backlog, adaptive idle timeout on, early release on,"
         + " lookahead on, immediate first request on, arrival hold on, arrival trend on,"
-        + " arrival hold weight 9",
+        + " arrival at once on, arrival hold weight 9",
         AllocationSettings.from(conf()).describe());
   }
 }

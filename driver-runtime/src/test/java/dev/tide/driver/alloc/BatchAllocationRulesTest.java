@@ -71,7 +71,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void aBacklogThatOutlastsAStartIsAskedForAtOnceInsteadOfAfterTheBacklogTimeout() {
-    Rules immediate = new Rules(false, false, false, true, false, false);
+    Rules immediate = new Rules(false, false, false, true, false, false, false);
     // 10 executors run 5 s tasks; 500 more wait: they take 250 s there, far beyond a 2 s start.
     Load backlog = load(500, 10, 10, List.of(), taskMillis(5_000));
     assertEquals(110, policy(immediate, RampUpMode.BACKLOG, 10, 2_000)
@@ -84,7 +84,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void withNoExecutorAtAllTheFirstRequestGoesOutAtOnceEvenBeforeATaskRan() {
-    Rules immediate = new Rules(false, false, false, true, false, false);
+    Rules immediate = new Rules(false, false, false, true, false, false, false);
     Load cold = load(40, 0, 0, List.of(), Forecast.NONE);
     assertEquals(40, policy(immediate, RampUpMode.BACKLOG, 0, 2_000).evaluate(0, cold)
         .targetExecutors(), "what the 40 tasks need (the queue could grant 100)");
@@ -121,7 +121,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void aLowerBoundOnTheRunTimeIsEnoughToAskAtOnce() {
-    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false), RampUpMode.BACKLOG,
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false, false), RampUpMode.BACKLOG,
         10, 2_000);
     // No task finished, but one has run 1 s: 500 tasks take at least 50 s on 10 executors.
     Load running = load(500, 10, 10, List.of(), new Forecast(DemandForecast.UNKNOWN, 1_000,
@@ -131,7 +131,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void arrivalsThatKeepEverySlotBusyMeanTheBacklogNeverDrains() {
-    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false), RampUpMode.BACKLOG,
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false, false), RampUpMode.BACKLOG,
         10, 2_000);
     // Same 50 tiny tasks, but 60 new tasks a second arrive while 10 executors run 50 a second.
     long submitted = 0;
@@ -149,7 +149,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsForAWideStageAreAskedForOneStartBeforeItBecomesRunnable() {
-    Rules lookahead = new Rules(false, false, true, false, false, false);
+    Rules lookahead = new Rules(false, false, true, false, false, false, false);
     BatchAllocationPolicy p = policy(lookahead, RampUpMode.BACKLOG, 5, 2_000);
     // 5 tasks run, no backlog; a stage of 200 tasks is due in 30 s: nothing yet.
     assertEquals(5, p.evaluate(0, load(0, 5, 5, List.of(), nextStage(200, 30_000)))
@@ -164,7 +164,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void idleExecutorsAreKeptForAStageDueWithinTwoStartsAndReleasedForOneDueLater() {
-    Rules rules = new Rules(false, true, true, false, false, false);
+    Rules rules = new Rules(false, true, true, false, false, false, false);
     // 10 executors: 5 run the narrow stage's tasks, 5 are idle; the next stage has 10 tasks.
     BatchAllocationPolicy soon = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
     Decision kept = soon.evaluate(0, load(0, 5, 10, idle(5, 0), nextStage(10, 4_000)));
@@ -178,7 +178,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsKeptForAForecastThatDoesNotComeGoAfterTwoStartsAndItIsNotForeseenAgain() {
-    Rules rules = new Rules(false, true, true, false, false, false);
+    Rules rules = new Rules(false, true, true, false, false, false, false);
     BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
     // The forecast keeps saying "in 4 s" (a straggler the estimate cannot see through).
     Load stuck = load(0, 5, 10, idle(5, 0), nextStage(10, 4_000));
@@ -194,7 +194,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void withNoTaskPendingAndMoreStagesAheadIdleExecutorsGoAtOnce() {
-    Rules early = new Rules(false, true, false, false, false, false);
+    Rules early = new Rules(false, true, false, false, false, false, false);
     Forecast moreStages = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), true);
     Decision d = policy(early, RampUpMode.BACKLOG, 6, 2_000)
         .evaluate(0, load(0, 2, 6, idle(4, 0), moreStages));
@@ -216,7 +216,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void beforeAnyIdleGapIsSeenTheTimeoutIsTwiceTheMeasuredStartLatency() {
-    Rules adaptive = new Rules(true, false, false, false, false, false);
+    Rules adaptive = new Rules(true, false, false, false, false, false, false);
     assertEquals(4_000, policy(adaptive, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis());
     assertEquals(20_000, policy(adaptive, RampUpMode.BACKLOG, 0, 10_000).idleTimeoutMillis());
     assertEquals(60_000, policy(NONE, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis(),
@@ -225,7 +225,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void releasedExecutorsNeverNeededAgainBringTheTimeoutToZero() {
-    BatchAllocationPolicy p = policy(new Rules(true, false, false, false, false, false),
+    BatchAllocationPolicy p = policy(new Rules(true, false, false, false, false, false, false),
         RampUpMode.BACKLOG, 4, 2_000);
     Load quiet = load(0, 0, 4, idle(4, 0), Forecast.NONE);
     assertEquals(4, tickUntil(p, 4_000, quiet).executorsToRemove().size(), "after 2 x 2 s");
@@ -251,7 +251,7 @@ class BatchAllocationRulesTest {
   private long timeoutAfterIdleGapsOf(long gapMillis, long startLatencyMillis) {
     ManualClock local = new ManualClock(0);
     AllocationSettings s = AllocationSettings.classic(0, 1000, 1)
-        .withRules(new Rules(true, false, false, true, false, false)).withInitialExecutors(1)
+        .withRules(new Rules(true, false, false, true, false, false, false)).withInitialExecutors(1)
         .withIdleTimeouts(600_000, 600_000);
     BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> 0);
     p.executorStarted(startLatencyMillis);
@@ -284,8 +284,8 @@ class BatchAllocationRulesTest {
     // A job of 20 one-second tasks every 8 s; executors start in 2 s. The adaptive timeout
     // alone lets the 20 go in each 7 s gap (a 2 s start costs 4 s, less than 7 s of idling),
     // so every job waits for new ones; the arrival hold keeps them for the next job.
-    Rules adaptive = new Rules(true, false, false, true, false, false);
-    Rules hold = new Rules(true, false, false, true, true, false);
+    Rules adaptive = new Rules(true, false, false, true, false, false, false);
+    Rules hold = new Rules(true, false, false, true, true, false, false);
     JobStream without = new JobStream(policy(adaptive, RampUpMode.BACKLOG, 0, 2_000));
     JobStream with = new JobStream(policy(hold, RampUpMode.BACKLOG, 0, 2_000));
     without.run(8, 8_000, 20, 1_000);
@@ -306,7 +306,7 @@ class BatchAllocationRulesTest {
   void theHoldKeepsWhatMostArrivalsUseNotWhatARareWideOneNeeded() {
     // Jobs of 10 tasks every 6 s, one in eight of them 200 wide: 10 executors are worth keeping
     // between jobs, 200 are not.
-    JobStream stream = new JobStream(policy(new Rules(true, false, false, true, true, false),
+    JobStream stream = new JobStream(policy(new Rules(true, false, false, true, true, false, false),
         RampUpMode.BACKLOG, 0, 2_000));
     for (int job = 0; job < 24; job++) {
       stream.job(job * 6_000, job % 8 == 3 ? 200 : 10, 1_000);
@@ -322,8 +322,8 @@ class BatchAllocationRulesTest {
     // A job every second, each 4 tasks wider than the one before, tasks of 3 s; executors
     // start in 2 s. Asking when the tasks wait leaves every job's extra tasks pending for a
     // start; the trend asks for them ahead.
-    Rules trend = new Rules(false, false, false, true, false, true);
-    Rules waits = new Rules(false, false, false, true, false, false);
+    Rules trend = new Rules(false, false, false, true, false, true, false);
+    Rules waits = new Rules(false, false, false, true, false, false, false);
     JobStream with = new JobStream(policy(trend, RampUpMode.BACKLOG, 0, 2_000));
     JobStream without = new JobStream(policy(waits, RampUpMode.BACKLOG, 0, 2_000));
     for (int job = 1; job <= 30; job++) {
@@ -339,8 +339,8 @@ class BatchAllocationRulesTest {
 
   @Test
   void aSteadyStreamOfJobsGetsNoMoreExecutorsThanItsTasksNeed() {
-    Rules trend = new Rules(false, false, false, true, false, true);
-    Rules waits = new Rules(false, false, false, true, false, false);
+    Rules trend = new Rules(false, false, false, true, false, true, false);
+    Rules waits = new Rules(false, false, false, true, false, false, false);
     JobStream with = new JobStream(policy(trend, RampUpMode.BACKLOG, 0, 2_000));
     JobStream without = new JobStream(policy(waits, RampUpMode.BACKLOG, 0, 2_000));
     for (int job = 1; job <= 30; job++) {
@@ -350,6 +350,44 @@ class BatchAllocationRulesTest {
     with.idleUntil(40_000);
     without.idleUntil(40_000);
     assertEquals(without.startedAfter(0), with.startedAfter(0));
+  }
+
+  // --- new work asked for at once
+
+  @Test
+  void aNewJobGetsTheExecutorsItsTasksNeedAtOnce() {
+    // 10 executors idle from earlier work; a new job of 30 tasks arrives. None of its tasks has
+    // run, so nothing says they end before a start: ask for the 20 more now, not after the
+    // backlog timeout.
+    Rules atOnce = new Rules(false, false, false, true, false, false, true);
+    Rules waits = new Rules(false, false, false, true, false, false, false);
+    Forecast unknown = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), false);
+    Load before = new Load(0, 0, 10, idle(10, 0), unknown, 0);
+    Load arrived = new Load(20, 10, 10, List.of(), unknown, 30);
+
+    BatchAllocationPolicy p = policy(atOnce, RampUpMode.BACKLOG, 10, 2_000);
+    p.evaluate(0, before);
+    assertEquals(30, p.evaluate(TICK, arrived).targetExecutors());
+
+    BatchAllocationPolicy q = policy(waits, RampUpMode.BACKLOG, 10, 2_000);
+    q.evaluate(0, before);
+    assertTrue(q.evaluate(TICK, arrived).targetExecutors() < 30, "waits for the timeout");
+    assertTrue(q.evaluate(TICK + 900, arrived).targetExecutors() < 30);
+    assertEquals(30, q.evaluate(TICK + 1_000, arrived).targetExecutors());
+  }
+
+  @Test
+  void theNextStageOfARunningPlanIsNotNewWork() {
+    // The forecast listed stage 7 (30 tasks): its submission is the plan going on, which the
+    // lookahead provides for; the rule leaves it to the backlog ramp.
+    Rules atOnce = new Rules(false, false, false, true, false, false, true);
+    Forecast stageSevenAhead = new Forecast(DemandForecast.UNKNOWN, 0,
+        List.of(new UpcomingStage(7, 30, DemandForecast.UNKNOWN)), true);
+    Forecast unknown = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), false);
+    BatchAllocationPolicy p = policy(atOnce, RampUpMode.BACKLOG, 10, 2_000);
+    p.evaluate(0, new Load(0, 0, 10, idle(10, 0), stageSevenAhead, 100));
+    assertTrue(p.evaluate(TICK, new Load(20, 10, 10, List.of(), unknown, 130))
+        .targetExecutors() < 30);
   }
 
   /**
