@@ -17,12 +17,14 @@ import org.apache.hadoop.conf.Configuration;
  * @param maxExecutors {@link Integer#MAX_VALUE} means unlimited
  * @param tasksPerExecutor {@code tide.executor.cores / tide.task.cpus}
  * @param executorAllocationRatio in (0, 1]; exact decimal, so that ceilings are exact
+ * @param arrivalHoldWeight {@code arrivalHoldWeight}: what the arrival hold counts for a released
+ *     executor that the next arrival needs, in start latencies (at least 1)
  */
 public record AllocationSettings(boolean enabled, int minExecutors, int maxExecutors,
     int initialExecutors, int tasksPerExecutor, BigDecimal executorAllocationRatio,
     long schedulerBacklogTimeoutMillis, long sustainedSchedulerBacklogTimeoutMillis,
     long executorIdleTimeoutMillis, long cachedExecutorIdleTimeoutMillis, RampUpMode rampUp,
-    Rules rules) {
+    Rules rules, int arrivalHoldWeight) {
 
   /** {@code tide.dynamicAllocation.rampUp}. */
   public enum RampUpMode {
@@ -47,19 +49,29 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
    *     before it becomes runnable, and kept only for a stage due within two
    * @param immediateFirstRequest {@code immediateFirstRequest}: the first request of a backlog
    *     goes out at once when the backlog will clearly outlast an executor's start
+   * @param arrivalHold {@code arrivalHold}: while new work keeps arriving, idle executors that
+   *     the next arrival is likely to use are kept for as long as the gaps between arrivals
+   *     make that worth it
+   * @param arrivalTrend {@code arrivalTrend}: while new work arrives at a rising rate, the
+   *     executors the trend needs two start latencies ahead are asked for now
+   * @param arrivalAtOnce {@code arrivalAtOnce}: when new work arrives, what the tasks need is
+   *     asked for at once
    */
   public record Rules(boolean adaptiveIdleTimeout, boolean earlyRelease, boolean lookahead,
-      boolean immediateFirstRequest) {
+      boolean immediateFirstRequest, boolean arrivalHold, boolean arrivalTrend,
+      boolean arrivalAtOnce) {
     /** Spark's semantics: none of the rules. */
-    public static final Rules NONE = new Rules(false, false, false, false);
+    public static final Rules NONE = new Rules(false, false, false, false, false, false, false);
     /** All of the rules (the shipped defaults). */
-    public static final Rules ALL = new Rules(true, true, true, true);
+    public static final Rules ALL = new Rules(true, true, true, true, true, true, true);
 
     @Override
     public String toString() {
       return "adaptive idle timeout " + onOff(adaptiveIdleTimeout) + ", early release "
           + onOff(earlyRelease) + ", lookahead " + onOff(lookahead) + ", immediate first request "
-          + onOff(immediateFirstRequest);
+          + onOff(immediateFirstRequest) + ", arrival hold " + onOff(arrivalHold)
+          + ", arrival trend " + onOff(arrivalTrend) + ", arrival at once "
+          + onOff(arrivalAtOnce);
     }
 
     private static String onOff(boolean on) {
@@ -102,6 +114,9 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
     if (executorIdleTimeoutMillis < 0 || cachedExecutorIdleTimeoutMillis < 0) {
       throw new IllegalArgumentException("idle timeouts must not be negative");
     }
+    if (arrivalHoldWeight < 1) {
+      throw bad(TideOptions.DA_ARRIVAL_HOLD_WEIGHT, arrivalHoldWeight, "must be at least 1");
+    }
   }
 
   /** Reads and validates the settings; {@link IllegalArgumentException} names key and value. */
@@ -123,7 +138,10 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         idle, durationOr(conf, TideOptions.DA_CACHED_EXECUTOR_IDLE_TIMEOUT, 2 * idle, true),
         rampUp(conf), new Rules(TideOptions.DA_ADAPTIVE_IDLE_TIMEOUT.get(conf),
             TideOptions.DA_EARLY_RELEASE.get(conf), TideOptions.DA_LOOKAHEAD.get(conf),
-            TideOptions.DA_IMMEDIATE_FIRST_REQUEST.get(conf)));
+            TideOptions.DA_IMMEDIATE_FIRST_REQUEST.get(conf),
+            TideOptions.DA_ARRIVAL_HOLD.get(conf), TideOptions.DA_ARRIVAL_TREND.get(conf),
+            TideOptions.DA_ARRIVAL_AT_ONCE.get(conf)),
+        TideOptions.DA_ARRIVAL_HOLD_WEIGHT.get(conf));
   }
 
   /** The shipped defaults with the given bounds and slots; for tests and the simulator. */
@@ -137,47 +155,57 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
    */
   public static AllocationSettings classic(int min, int max, int tasksPerExecutor) {
     return new AllocationSettings(true, min, max, min, tasksPerExecutor, BigDecimal.ONE, 1_000,
-        1_000, 60_000, 120_000, RampUpMode.EXPONENTIAL, Rules.NONE);
+        1_000, 60_000, 120_000, RampUpMode.EXPONENTIAL, Rules.NONE,
+        TideOptions.DA_ARRIVAL_HOLD_WEIGHT.defaultValue());
   }
 
   private AllocationSettings withBounds(int min, int max, int slots) {
     return new AllocationSettings(enabled, min, max, min, slots, executorAllocationRatio,
         schedulerBacklogTimeoutMillis, sustainedSchedulerBacklogTimeoutMillis,
-        executorIdleTimeoutMillis, cachedExecutorIdleTimeoutMillis, rampUp, rules);
+        executorIdleTimeoutMillis, cachedExecutorIdleTimeoutMillis, rampUp, rules,
+        arrivalHoldWeight);
   }
 
   public AllocationSettings withRules(Rules newRules) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, newRules);
+        cachedExecutorIdleTimeoutMillis, rampUp, newRules, arrivalHoldWeight);
   }
 
   public AllocationSettings withInitialExecutors(int initial) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initial, tasksPerExecutor,
         executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, rules);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight);
   }
 
   public AllocationSettings withRatio(BigDecimal ratio) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, ratio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, rules);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight);
   }
 
   public AllocationSettings withIdleTimeouts(long idleMillis, long cachedIdleMillis) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
-        sustainedSchedulerBacklogTimeoutMillis, idleMillis, cachedIdleMillis, rampUp, rules);
+        sustainedSchedulerBacklogTimeoutMillis, idleMillis, cachedIdleMillis, rampUp, rules,
+        arrivalHoldWeight);
   }
 
   public AllocationSettings withRampUp(RampUpMode mode) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, mode, rules);
+        cachedExecutorIdleTimeoutMillis, mode, rules, arrivalHoldWeight);
+  }
+
+  public AllocationSettings withArrivalHoldWeight(int weight) {
+    return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
+        tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
+        sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, weight);
   }
 
   /** One line for the start-up log. */
@@ -192,7 +220,8 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         + executorAllocationRatio.toPlainString() + ", backlog timeout "
         + schedulerBacklogTimeoutMillis + " ms (sustained " + sustainedSchedulerBacklogTimeoutMillis
         + " ms), idle timeout " + executorIdleTimeoutMillis + " ms (cached "
-        + cachedExecutorIdleTimeoutMillis + " ms), ramp-up " + rampUp + ", " + rules;
+        + cachedExecutorIdleTimeoutMillis + " ms), ramp-up " + rampUp + ", " + rules
+        + (rules.arrivalHold() ? ", arrival hold weight " + arrivalHoldWeight : "");
   }
 
   private static BigDecimal ratio(Configuration conf) {

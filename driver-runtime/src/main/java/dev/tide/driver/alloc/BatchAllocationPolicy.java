@@ -5,8 +5,10 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -28,7 +30,10 @@ import org.slf4j.LoggerFactory;
  *       rises from {@code max(target, activeExecutors)} as the {@link RampUp} says, clamped to
  *       {@code need} and to [min, max]; the step doubles when it was used in full, otherwise it
  *       goes back to 1. With {@code lookahead} the target also rises, without a backlog, to what
- *       the stages due within one start latency need.</li>
+ *       the stages due within one start latency need; with {@code arrivalTrend}, to what the
+ *       tasks will need when new work keeps arriving faster ({@link ArrivalTrend}); with
+ *       {@code arrivalAtOnce}, to {@code maxNeeded} at the evaluation that sees new work (stages
+ *       no forecast listed) arrive.</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
  *       evaluates when the job starts and then every 100 ms, so within one tick of a stage's
  *       submission) and clears, with the step reset to 1, at the first evaluation that sees
@@ -37,8 +42,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Idle executors are removed after the idle timeout ({@code executorIdleTimeout}, or with
  *       {@code adaptiveIdleTimeout} the one {@link ReuseAwareIdleTimeout} chooses), at once with
  *       {@code earlyRelease} when no task is pending and the plan has more stages, never below
- *       {@code max(minExecutors, target)} nor, with {@code lookahead}, below what the stages due
- *       within two start latencies need.</li>
+ *       {@code max(minExecutors, target)}, nor, with {@code lookahead}, below what the stages due
+ *       within two start latencies need, nor, with {@code arrivalHold}, below what
+ *       {@link ArrivalHold} keeps while new work (stages no forecast listed, such as new jobs)
+ *       keeps arriving.</li>
  * </ul>
  * The start latency is measured: the driver reports each executor's time from allocation to
  * registration ({@link #executorStarted}). The target starts at {@code initialExecutors}. With
@@ -95,6 +102,10 @@ public final class BatchAllocationPolicy {
   private String reason = "initial target";
   private final RampUp rampUp;
   private final ReuseAwareIdleTimeout adaptiveIdleTimeout;
+  private final ArrivalHold arrivalHold;
+  private final ArrivalTrend arrivalTrend = new ArrivalTrend();
+  /** Tasks of new work submitted as of the last evaluation. */
+  private long newWorkSeen;
   private final StartLatency startLatency = new StartLatency();
   private final BigDecimal tasksPerExecutor;
 
@@ -107,12 +118,17 @@ public final class BatchAllocationPolicy {
   private final ArrayDeque<long[]> submissions = new ArrayDeque<>();
   /** Upcoming stages whose lookahead kept executors idle too long: not foreseen again. */
   private final Set<Integer> notForeseen = new HashSet<>();
+  /** The last forecast's upcoming stages (id to tasks), and the tasks of those gone since. */
+  private Map<Integer, Integer> upcomingTasks = new HashMap<>();
+  private long foreseenTasks;
 
   public BatchAllocationPolicy(AllocationSettings settings, RampUp rampUp) {
     this.settings = settings;
     this.rules = settings.rules();
     this.rampUp = rampUp;
     this.adaptiveIdleTimeout = new ReuseAwareIdleTimeout(settings.executorIdleTimeoutMillis());
+    this.arrivalHold = new ArrivalHold(settings.executorIdleTimeoutMillis(),
+        settings.arrivalHoldWeight());
     this.tasksPerExecutor = BigDecimal.valueOf(settings.tasksPerExecutor());
     this.target = settings.enabled()
         ? settings.initialExecutors() : Math.max(settings.initialExecutors(), 1);
@@ -177,11 +193,23 @@ public final class BatchAllocationPolicy {
         settings.tasksPerExecutor(), load.forecast().taskMillisOrLowerBound(), latency,
         Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
     trackBacklog(nowMillis, load.pendingTasks());
+    long newWork = load.tasksSubmitted() - foreseenSubmitted(load.forecast());
+    if (rules.arrivalHold()) {
+      arrivalHold.observe(nowMillis, newWork, this::executorsFor);
+    }
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
+    int rising = rules.arrivalTrend()
+        ? arrivalTrend.executorsAhead(nowMillis, newWork, latency, maxNeeded) : 0;
+    if (rules.arrivalAtOnce() && newWork > newWorkSeen) {
+      // None of its tasks has run: nothing says they end before a start, so no backlog timeout
+      // and no waiting for that evidence.
+      rising = Math.max(rising, maxNeeded);
+    }
+    newWorkSeen = newWork;
     DemandForecast.Forecast forecast = trusted(load.forecast());
     int dueSoon = rules.lookahead()
         ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
-    int need = Math.max(maxNeeded, dueSoon);
+    int need = Math.max(maxNeeded, Math.max(dueSoon, rising));
     if (need < target) {
       step = 1;
       changeTarget(Math.max(need, settings.minExecutors()), nowMillis, load, "tasks need fewer");
@@ -189,6 +217,10 @@ public final class BatchAllocationPolicy {
       if (dueSoon > target) {
         changeTarget(Math.min(settings.maxExecutors(), dueSoon), nowMillis, load,
             "lookahead: a stage is due within " + latency + " ms");
+      }
+      if (rising > target) {
+        changeTarget(Math.min(settings.maxExecutors(), rising), nowMillis, load,
+            "new work arrived" + (rising > maxNeeded ? ", faster and faster" : ""));
       }
       if (rules.immediateFirstRequest() && !raisedInBacklog && nextRaiseAtMillis != NOT_SET
           && backlog.outlastsStart(load.activeExecutors())) {
@@ -209,8 +241,9 @@ public final class BatchAllocationPolicy {
 
   /**
    * Idle executors to let go: past the idle timeout (0 with early release), never below
-   * {@code max(minExecutors, target)} nor, with lookahead, below what the stages due within two
-   * start latencies need, unless those have kept them idle for that long already.
+   * {@code max(minExecutors, target)}, nor, with the arrival hold, below what it keeps for the
+   * next arrival, nor, with lookahead, below what the stages due within two start latencies
+   * need, unless those have kept them idle for that long already.
    */
   private List<String> removals(long nowMillis, Load load, DemandForecast.Forecast forecast,
       long latency) {
@@ -220,6 +253,10 @@ public final class BatchAllocationPolicy {
     int dueWithinTwoStarts = rules.lookahead()
         ? executorsFor(forecast.tasksMaybeRunnableWithin(holdMillis)) : 0;
     int floor = Math.max(settings.minExecutors(), target);
+    if (rules.arrivalHold()) {
+      floor = Math.max(floor, Math.min(settings.maxExecutors(),
+          arrivalHold.executorsToKeep(nowMillis, latency)));
+    }
     long idleTimeout = idleTimeoutMillis();
     if (rules.earlyRelease() && load.pendingTasks() == 0 && load.forecast().moreStages()) {
       idleTimeout = 0;
@@ -242,6 +279,25 @@ public final class BatchAllocationPolicy {
       }
     }
     return remove;
+  }
+
+  /**
+   * Tasks submitted so far that the plan foresaw: those of the stages an earlier forecast listed
+   * as upcoming and this one no longer does (submitted as the plan said, or their plan ended).
+   * The rest are new work, such as a new job, that no rule saw coming.
+   */
+  private long foreseenSubmitted(DemandForecast.Forecast forecast) {
+    Map<Integer, Integer> now = new HashMap<>();
+    for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+      now.put(s.stageId(), s.tasks());
+    }
+    for (Map.Entry<Integer, Integer> was : upcomingTasks.entrySet()) {
+      if (!now.containsKey(was.getKey())) {
+        foreseenTasks += was.getValue();
+      }
+    }
+    upcomingTasks = now;
+    return foreseenTasks;
   }
 
   /** {@code ceil((pending + running) * ratio / tasksPerExecutor)}, in exact arithmetic. */

@@ -160,6 +160,33 @@ public final class TideOptions {
           "Ask at once, without waiting schedulerBacklogTimeout, when the backlog will clearly"
           + " outlast an executor's start: no executor is there or coming, or the pending tasks"
           + " take longer than the measured start latency on the executors there.");
+  public static final ConfigOption<Boolean> DA_ARRIVAL_HOLD =
+      booleanOption("tide.dynamicAllocation.arrivalHold", true,
+          "While new work (stages the plan did not foresee, such as new jobs) keeps arriving,"
+          + " keep idle executors that the arrivals seen so far suggest the next one will use:"
+          + " for each count of executors, how long to keep it after an arrival is chosen as in"
+          + " rent or buy from the gaps between arrivals and the executors each one needed, a"
+          + " release that the next arrival needs costing arrivalHoldWeight start latencies;"
+          + " executorIdleTimeout is the longest.");
+  public static final ConfigOption<Integer> DA_ARRIVAL_HOLD_WEIGHT =
+      intOption("tide.dynamicAllocation.arrivalHoldWeight", 9, 1,
+          "What arrivalHold counts for an executor released before an arrival that needs it,"
+          + " in measured start latencies: its start-up plus the arrival's work waiting for it."
+          + " 2 weighs the waiting work like executor time; higher values keep more executors"
+          + " between arrivals for shorter job latency.");
+  public static final ConfigOption<Boolean> DA_ARRIVAL_TREND =
+      booleanOption("tide.dynamicAllocation.arrivalTrend", true,
+          "While new work (stages the plan did not foresee, such as new jobs) arrives at a"
+          + " rising rate (more tasks in the last start latency than in the one before, each"
+          + " with at least two arrivals), ask now for the executors the tasks will need two"
+          + " start latencies ahead if the rate keeps rising as it did, instead of one start"
+          + " latency after they wait.");
+  public static final ConfigOption<Boolean> DA_ARRIVAL_AT_ONCE =
+      booleanOption("tide.dynamicAllocation.arrivalAtOnce", true,
+          "When new work arrives (stages the plan did not foresee, such as a new job), ask at"
+          + " once for the executors the pending and running tasks need, without"
+          + " schedulerBacklogTimeout and without the backlog ramp's wait for evidence that the"
+          + " tasks outlast a start (none of the new tasks has run yet).");
 
   // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
   public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =
@@ -282,6 +309,7 @@ public final class TideOptions {
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
         DA_ADAPTIVE_IDLE_TIMEOUT, DA_EARLY_RELEASE, DA_LOOKAHEAD, DA_IMMEDIATE_FIRST_REQUEST,
+        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT, DA_ARRIVAL_TREND, DA_ARRIVAL_AT_ONCE,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
         STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,

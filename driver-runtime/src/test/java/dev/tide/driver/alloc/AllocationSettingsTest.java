@@ -49,13 +49,16 @@ class AllocationSettingsTest {
         "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
         "tide.dynamicAllocation.lookahead", "false",
         "tide.dynamicAllocation.rampUp", "exponential"));
-    assertEquals(new AllocationSettings.Rules(false, true, false, true), s.rules());
+    assertEquals(new AllocationSettings.Rules(false, true, false, true, true, true, true), s.rules());
     assertEquals(RampUpMode.EXPONENTIAL, s.rampUp());
     assertEquals(AllocationSettings.Rules.NONE, AllocationSettings.from(conf(
         "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
         "tide.dynamicAllocation.earlyRelease", "false",
         "tide.dynamicAllocation.lookahead", "false",
-        "tide.dynamicAllocation.immediateFirstRequest", "false")).rules());
+        "tide.dynamicAllocation.immediateFirstRequest", "false",
+        "tide.dynamicAllocation.arrivalHold", "false",
+        "tide.dynamicAllocation.arrivalTrend", "false",
+        "tide.dynamicAllocation.arrivalAtOnce", "false")).rules());
     rejected("tide.dynamicAllocation.rampUp", "doubling",
         "tide.dynamicAllocation.rampUp", "doubling");
   }
@@ -130,6 +133,8 @@ class AllocationSettingsTest {
     assertEquals("dynamic allocation on: min 0, max unlimited, initial 0, 1 tasks per executor,"
         + " ratio 1.0, backlog timeout 1000 ms (sustained 1000 ms), idle timeout 60000 ms"
         + " (cached 120000 ms), ramp-up backlog, adaptive idle timeout on, early release on,"
-        + " lookahead on, immediate first request on", AllocationSettings.from(conf()).describe());
+        + " lookahead on, immediate first request on, arrival hold on, arrival trend on,"
+        + " arrival at once on, arrival hold weight 9",
+        AllocationSettings.from(conf()).describe());
   }
 }

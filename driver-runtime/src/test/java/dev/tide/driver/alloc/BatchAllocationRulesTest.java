@@ -12,6 +12,8 @@ import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
 import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +71,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void aBacklogThatOutlastsAStartIsAskedForAtOnceInsteadOfAfterTheBacklogTimeout() {
-    Rules immediate = new Rules(false, false, false, true);
+    Rules immediate = new Rules(false, false, false, true, false, false, false);
     // 10 executors run 5 s tasks; 500 more wait: they take 250 s there, far beyond a 2 s start.
     Load backlog = load(500, 10, 10, List.of(), taskMillis(5_000));
     assertEquals(110, policy(immediate, RampUpMode.BACKLOG, 10, 2_000)
@@ -82,7 +84,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void withNoExecutorAtAllTheFirstRequestGoesOutAtOnceEvenBeforeATaskRan() {
-    Rules immediate = new Rules(false, false, false, true);
+    Rules immediate = new Rules(false, false, false, true, false, false, false);
     Load cold = load(40, 0, 0, List.of(), Forecast.NONE);
     assertEquals(40, policy(immediate, RampUpMode.BACKLOG, 0, 2_000).evaluate(0, cold)
         .targetExecutors(), "what the 40 tasks need (the queue could grant 100)");
@@ -119,7 +121,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void aLowerBoundOnTheRunTimeIsEnoughToAskAtOnce() {
-    BatchAllocationPolicy p = policy(new Rules(false, false, false, true), RampUpMode.BACKLOG,
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false, false), RampUpMode.BACKLOG,
         10, 2_000);
     // No task finished, but one has run 1 s: 500 tasks take at least 50 s on 10 executors.
     Load running = load(500, 10, 10, List.of(), new Forecast(DemandForecast.UNKNOWN, 1_000,
@@ -129,7 +131,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void arrivalsThatKeepEverySlotBusyMeanTheBacklogNeverDrains() {
-    BatchAllocationPolicy p = policy(new Rules(false, false, false, true), RampUpMode.BACKLOG,
+    BatchAllocationPolicy p = policy(new Rules(false, false, false, true, false, false, false), RampUpMode.BACKLOG,
         10, 2_000);
     // Same 50 tiny tasks, but 60 new tasks a second arrive while 10 executors run 50 a second.
     long submitted = 0;
@@ -147,7 +149,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsForAWideStageAreAskedForOneStartBeforeItBecomesRunnable() {
-    Rules lookahead = new Rules(false, false, true, false);
+    Rules lookahead = new Rules(false, false, true, false, false, false, false);
     BatchAllocationPolicy p = policy(lookahead, RampUpMode.BACKLOG, 5, 2_000);
     // 5 tasks run, no backlog; a stage of 200 tasks is due in 30 s: nothing yet.
     assertEquals(5, p.evaluate(0, load(0, 5, 5, List.of(), nextStage(200, 30_000)))
@@ -162,7 +164,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void idleExecutorsAreKeptForAStageDueWithinTwoStartsAndReleasedForOneDueLater() {
-    Rules rules = new Rules(false, true, true, false);
+    Rules rules = new Rules(false, true, true, false, false, false, false);
     // 10 executors: 5 run the narrow stage's tasks, 5 are idle; the next stage has 10 tasks.
     BatchAllocationPolicy soon = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
     Decision kept = soon.evaluate(0, load(0, 5, 10, idle(5, 0), nextStage(10, 4_000)));
@@ -176,7 +178,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsKeptForAForecastThatDoesNotComeGoAfterTwoStartsAndItIsNotForeseenAgain() {
-    Rules rules = new Rules(false, true, true, false);
+    Rules rules = new Rules(false, true, true, false, false, false, false);
     BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
     // The forecast keeps saying "in 4 s" (a straggler the estimate cannot see through).
     Load stuck = load(0, 5, 10, idle(5, 0), nextStage(10, 4_000));
@@ -192,7 +194,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void withNoTaskPendingAndMoreStagesAheadIdleExecutorsGoAtOnce() {
-    Rules early = new Rules(false, true, false, false);
+    Rules early = new Rules(false, true, false, false, false, false, false);
     Forecast moreStages = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), true);
     Decision d = policy(early, RampUpMode.BACKLOG, 6, 2_000)
         .evaluate(0, load(0, 2, 6, idle(4, 0), moreStages));
@@ -214,7 +216,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void beforeAnyIdleGapIsSeenTheTimeoutIsTwiceTheMeasuredStartLatency() {
-    Rules adaptive = new Rules(true, false, false, false);
+    Rules adaptive = new Rules(true, false, false, false, false, false, false);
     assertEquals(4_000, policy(adaptive, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis());
     assertEquals(20_000, policy(adaptive, RampUpMode.BACKLOG, 0, 10_000).idleTimeoutMillis());
     assertEquals(60_000, policy(NONE, RampUpMode.BACKLOG, 0, 2_000).idleTimeoutMillis(),
@@ -223,7 +225,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void releasedExecutorsNeverNeededAgainBringTheTimeoutToZero() {
-    BatchAllocationPolicy p = policy(new Rules(true, false, false, false),
+    BatchAllocationPolicy p = policy(new Rules(true, false, false, false, false, false, false),
         RampUpMode.BACKLOG, 4, 2_000);
     Load quiet = load(0, 0, 4, idle(4, 0), Forecast.NONE);
     assertEquals(4, tickUntil(p, 4_000, quiet).executorsToRemove().size(), "after 2 x 2 s");
@@ -249,7 +251,7 @@ class BatchAllocationRulesTest {
   private long timeoutAfterIdleGapsOf(long gapMillis, long startLatencyMillis) {
     ManualClock local = new ManualClock(0);
     AllocationSettings s = AllocationSettings.classic(0, 1000, 1)
-        .withRules(new Rules(true, false, false, true)).withInitialExecutors(1)
+        .withRules(new Rules(true, false, false, true, false, false, false)).withInitialExecutors(1)
         .withIdleTimeouts(600_000, 600_000);
     BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> 0);
     p.executorStarted(startLatencyMillis);
@@ -273,6 +275,211 @@ class BatchAllocationRulesTest {
       p.evaluate(local.advance(TICK), load(0, 1, 1, List.of(), Forecast.NONE)); // it runs
     }
     return p.idleTimeoutMillis();
+  }
+
+  // --- the arrival hold
+
+  @Test
+  void whileJobsKeepArrivingTheirExecutorsAreKeptForTheNextOne() {
+    // A job of 20 one-second tasks every 8 s; executors start in 2 s. The adaptive timeout
+    // alone lets the 20 go in each 7 s gap (a 2 s start costs 4 s, less than 7 s of idling),
+    // so every job waits for new ones; the arrival hold keeps them for the next job.
+    Rules adaptive = new Rules(true, false, false, true, false, false, false);
+    Rules hold = new Rules(true, false, false, true, true, false, false);
+    JobStream without = new JobStream(policy(adaptive, RampUpMode.BACKLOG, 0, 2_000));
+    JobStream with = new JobStream(policy(hold, RampUpMode.BACKLOG, 0, 2_000));
+    without.run(8, 8_000, 20, 1_000);
+    with.run(8, 8_000, 20, 1_000);
+    assertEquals(4 * 20, without.startedAfter(3 * 8_000),
+        "without the rule each of the last four jobs starts its 20 again");
+    assertEquals(0, with.startedAfter(3 * 8_000), "the later jobs find their executors there");
+    assertTrue(with.waitedMillisAfter(3 * 8_000) < without.waitedMillisAfter(3 * 8_000),
+        "and their tasks do not wait for a start");
+
+    // Once the jobs stop, the executors go: the gap outlasts every gap seen (and stays below
+    // executorIdleTimeout, the rule's ceiling).
+    with.idleUntil(8 * 8_000 + 30_000);
+    assertEquals(0, with.active);
+  }
+
+  @Test
+  void theHoldKeepsWhatMostArrivalsUseNotWhatARareWideOneNeeded() {
+    // Jobs of 10 tasks every 6 s, one in eight of them 200 wide: 10 executors are worth keeping
+    // between jobs, 200 are not.
+    JobStream stream = new JobStream(policy(new Rules(true, false, false, true, true, false, false),
+        RampUpMode.BACKLOG, 0, 2_000));
+    for (int job = 0; job < 24; job++) {
+      stream.job(job * 6_000, job % 8 == 3 ? 200 : 10, 1_000);
+    }
+    stream.idleUntil(23 * 6_000 + 5_000);
+    assertEquals(10, stream.active, "what most jobs use stays until the next one");
+  }
+
+  // --- the arrival trend
+
+  @Test
+  void whenJobsArriveFasterAndFasterExecutorsAreAskedForBeforeTheirTasksWait() {
+    // A job every second, each 4 tasks wider than the one before, tasks of 3 s; executors
+    // start in 2 s. Asking when the tasks wait leaves every job's extra tasks pending for a
+    // start; the trend asks for them ahead.
+    Rules trend = new Rules(false, false, false, true, false, true, false);
+    Rules waits = new Rules(false, false, false, true, false, false, false);
+    JobStream with = new JobStream(policy(trend, RampUpMode.BACKLOG, 0, 2_000));
+    JobStream without = new JobStream(policy(waits, RampUpMode.BACKLOG, 0, 2_000));
+    for (int job = 1; job <= 30; job++) {
+      with.job(job * 1_000L, 4 * job, 3_000);
+      without.job(job * 1_000L, 4 * job, 3_000);
+    }
+    with.idleUntil(40_000);
+    without.idleUntil(40_000);
+    assertTrue(with.waitedMillisAfter(0) < without.waitedMillisAfter(0) / 2,
+        "tasks waited " + with.waitedMillisAfter(0) + " ms with the trend, "
+            + without.waitedMillisAfter(0) + " ms without");
+  }
+
+  @Test
+  void aSteadyStreamOfJobsGetsNoMoreExecutorsThanItsTasksNeed() {
+    Rules trend = new Rules(false, false, false, true, false, true, false);
+    Rules waits = new Rules(false, false, false, true, false, false, false);
+    JobStream with = new JobStream(policy(trend, RampUpMode.BACKLOG, 0, 2_000));
+    JobStream without = new JobStream(policy(waits, RampUpMode.BACKLOG, 0, 2_000));
+    for (int job = 1; job <= 30; job++) {
+      with.job(job * 1_000L, 40, 3_000);
+      without.job(job * 1_000L, 40, 3_000);
+    }
+    with.idleUntil(40_000);
+    without.idleUntil(40_000);
+    assertEquals(without.startedAfter(0), with.startedAfter(0));
+  }
+
+  // --- new work asked for at once
+
+  @Test
+  void aNewJobGetsTheExecutorsItsTasksNeedAtOnce() {
+    // 10 executors idle from earlier work; a new job of 30 tasks arrives. None of its tasks has
+    // run, so nothing says they end before a start: ask for the 20 more now, not after the
+    // backlog timeout.
+    Rules atOnce = new Rules(false, false, false, true, false, false, true);
+    Rules waits = new Rules(false, false, false, true, false, false, false);
+    Forecast unknown = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), false);
+    Load before = new Load(0, 0, 10, idle(10, 0), unknown, 0);
+    Load arrived = new Load(20, 10, 10, List.of(), unknown, 30);
+
+    BatchAllocationPolicy p = policy(atOnce, RampUpMode.BACKLOG, 10, 2_000);
+    p.evaluate(0, before);
+    assertEquals(30, p.evaluate(TICK, arrived).targetExecutors());
+
+    BatchAllocationPolicy q = policy(waits, RampUpMode.BACKLOG, 10, 2_000);
+    q.evaluate(0, before);
+    assertTrue(q.evaluate(TICK, arrived).targetExecutors() < 30, "waits for the timeout");
+    assertTrue(q.evaluate(TICK + 900, arrived).targetExecutors() < 30);
+    assertEquals(30, q.evaluate(TICK + 1_000, arrived).targetExecutors());
+  }
+
+  @Test
+  void theNextStageOfARunningPlanIsNotNewWork() {
+    // The forecast listed stage 7 (30 tasks): its submission is the plan going on, which the
+    // lookahead provides for; the rule leaves it to the backlog ramp.
+    Rules atOnce = new Rules(false, false, false, true, false, false, true);
+    Forecast stageSevenAhead = new Forecast(DemandForecast.UNKNOWN, 0,
+        List.of(new UpcomingStage(7, 30, DemandForecast.UNKNOWN)), true);
+    Forecast unknown = new Forecast(DemandForecast.UNKNOWN, 0, List.of(), false);
+    BatchAllocationPolicy p = policy(atOnce, RampUpMode.BACKLOG, 10, 2_000);
+    p.evaluate(0, new Load(0, 0, 10, idle(10, 0), stageSevenAhead, 100));
+    assertTrue(p.evaluate(TICK, new Load(20, 10, 10, List.of(), unknown, 130))
+        .targetExecutors() < 30);
+  }
+
+  /**
+   * A driver in miniature for the arrival rules: jobs of one stage arrive (the tasks submitted
+   * count grows), one task per executor, executors start {@code 2 s} after the policy asks for
+   * them and go when it removes them; the policy is evaluated every tick.
+   */
+  private final class JobStream {
+    private final BatchAllocationPolicy policy;
+    private final ManualClock time = new ManualClock(0);
+    private final List<long[]> starting = new ArrayList<>(); // {ready at}
+    private final List<long[]> busyUntil = new ArrayList<>(); // {executor, until}
+    private final Map<Integer, Long> idleSince = new TreeMap<>();
+    private final List<Long> pending = new ArrayList<>(); // run times
+    private final List<long[]> startsAt = new ArrayList<>(); // {time, executors asked for}
+    private final List<long[]> waiting = new ArrayList<>(); // {time, tasks pending}
+    private long submitted;
+    private int nextId;
+    int active;
+
+    JobStream(BatchAllocationPolicy policy) {
+      this.policy = policy;
+    }
+
+    void run(int jobs, long everyMillis, int tasks, long taskMillis) {
+      for (int job = 0; job < jobs; job++) {
+        job(job * everyMillis, tasks, taskMillis);
+      }
+    }
+
+    /** Runs until {@code atMillis}, then submits a job of {@code tasks}. */
+    void job(long atMillis, int tasks, long taskMillis) {
+      idleUntil(atMillis);
+      for (int t = 0; t < tasks; t++) {
+        pending.add(taskMillis);
+      }
+      submitted += tasks;
+    }
+
+    void idleUntil(long untilMillis) {
+      while (time.getAsLong() < untilMillis) {
+        tick(time.advance(TICK));
+      }
+    }
+
+    int startedAfter(long millis) {
+      return startsAt.stream().filter(s -> s[0] > millis).mapToInt(s -> (int) s[1]).sum();
+    }
+
+    /** Task-milliseconds spent pending after {@code millis}. */
+    long waitedMillisAfter(long millis) {
+      return waiting.stream().filter(w -> w[0] > millis).mapToLong(w -> w[1] * TICK).sum();
+    }
+
+    private void tick(long now) {
+      starting.removeIf(s -> {
+        if (s[0] <= now) {
+          idleSince.put(nextId++, now);
+          active++;
+          return true;
+        }
+        return false;
+      });
+      busyUntil.removeIf(b -> {
+        if (b[1] <= now) {
+          idleSince.put((int) b[0], now);
+          return true;
+        }
+        return false;
+      });
+      while (!pending.isEmpty() && !idleSince.isEmpty()) {
+        int executor = idleSince.keySet().iterator().next();
+        idleSince.remove(executor);
+        busyUntil.add(new long[] {executor, now + pending.remove(0)});
+      }
+      waiting.add(new long[] {now, pending.size()});
+      List<IdleExecutor> idle = new ArrayList<>();
+      idleSince.forEach((id, since) -> idle.add(new IdleExecutor("e" + id, since)));
+      Decision d = policy.evaluate(now, new Load(pending.size(), busyUntil.size(), active, idle,
+          Forecast.NONE, submitted));
+      for (String id : d.executorsToRemove()) {
+        idleSince.remove(Integer.parseInt(id.substring(1)));
+        active--;
+      }
+      int missing = d.targetExecutors() - active - starting.size();
+      if (missing > 0) {
+        for (int i = 0; i < missing; i++) {
+          starting.add(new long[] {now + 2_000});
+        }
+        startsAt.add(new long[] {now, missing});
+      }
+    }
   }
 
   @Test

@@ -44,7 +44,7 @@ public final class ElasticityBench {
         cluster.slotsPerExecutor());
     s.put("static", policy(new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
         cluster.slotsPerExecutor(), classic.executorAllocationRatio(), 1_000, 1_000, 60_000,
-        120_000, RampUpMode.EXPONENTIAL, Rules.NONE)));
+        120_000, RampUpMode.EXPONENTIAL, Rules.NONE, classic.arrivalHoldWeight())));
     s.put("exponential", policy(classic));
     s.put("headroom", policy(classic.withRampUp(RampUpMode.HEADROOM)));
     s.put("default", policy(shipped(cluster)));
@@ -63,22 +63,29 @@ public final class ElasticityBench {
   static Map<String, Function<Simulation.Environment, Simulation.Allocation>> variants(
       Simulation.ClusterModel cluster) {
     AllocationSettings d = shipped(cluster);
-    Rules r = d.rules();
     Map<String, Function<Simulation.Environment, Simulation.Allocation>> v =
         new LinkedHashMap<>();
     v.put("default", policy(d));
-    v.put("-adaptiveIdle", policy(d.withRules(new Rules(false, r.earlyRelease(), r.lookahead(),
-        r.immediateFirstRequest()))));
-    v.put("-earlyRelease", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), false,
-        r.lookahead(), r.immediateFirstRequest()))));
-    v.put("-lookahead", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
-        false, r.immediateFirstRequest()))));
-    v.put("-immediate", policy(d.withRules(new Rules(r.adaptiveIdleTimeout(), r.earlyRelease(),
-        r.lookahead(), false))));
+    for (String rule : List.of("adaptiveIdle", "earlyRelease", "lookahead", "immediate",
+        "arrivalHold", "arrivalTrend", "arrivalAtOnce")) {
+      v.put("-" + rule, policy(d.withRules(without(d.rules(), rule))));
+    }
+    v.put("holdWeight=2", policy(d.withArrivalHoldWeight(2)));
     v.put("ramp=expon", policy(d.withRampUp(RampUpMode.EXPONENTIAL)));
     v.put("ramp=headroom", policy(d.withRampUp(RampUpMode.HEADROOM)));
     v.put("idle=10s", policy(d.withIdleTimeouts(10_000, d.cachedExecutorIdleTimeoutMillis())));
     return v;
+  }
+
+  /** {@code rules} with the one named (as in the variants table) off. */
+  private static Rules without(Rules r, String rule) {
+    return new Rules(r.adaptiveIdleTimeout() && !rule.equals("adaptiveIdle"),
+        r.earlyRelease() && !rule.equals("earlyRelease"),
+        r.lookahead() && !rule.equals("lookahead"),
+        r.immediateFirstRequest() && !rule.equals("immediate"),
+        r.arrivalHold() && !rule.equals("arrivalHold"),
+        r.arrivalTrend() && !rule.equals("arrivalTrend"),
+        r.arrivalAtOnce() && !rule.equals("arrivalAtOnce"));
   }
 
   private static Function<Simulation.Environment, Simulation.Allocation> policy(
