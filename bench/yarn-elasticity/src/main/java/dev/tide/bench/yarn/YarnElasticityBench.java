@@ -63,7 +63,10 @@ public final class YarnElasticityBench {
             "tide.dynamicAllocation.immediateFirstRequest", "false",
             "tide.dynamicAllocation.lookahead", "false",
             "tide.dynamicAllocation.earlyRelease", "false",
-            "tide.dynamicAllocation.adaptiveIdleTimeout", "false")));
+            "tide.dynamicAllocation.adaptiveIdleTimeout", "false",
+            "tide.dynamicAllocation.arrivalHold", "false",
+            "tide.dynamicAllocation.arrivalTrend", "false",
+            "tide.dynamicAllocation.arrivalAtOnce", "false")));
     List<String> backlogRows = new ArrayList<>();
     List<String> idleRows = new ArrayList<>();
     say("starting HDFS and YARN (3 NodeManagers) in " + work);
