@@ -8,8 +8,13 @@ import dev.tide.driver.Driver;
  * tested with a hand-written fake. Implementations must be thread-safe and return quickly.
  */
 public interface DriverCallbacks {
-  /** An executor's container was started; it will register under {@code executorId}. */
-  void executorLaunched(String executorId, String host, int shufflePort);
+  /**
+   * An executor's container was started; it will register under {@code executorId}.
+   * {@code sinceAllocationMillis}: how long after its container's allocation (the NodeManager's
+   * launch), so the driver measures the start latency from the allocation.
+   */
+  void executorLaunched(String executorId, String host, int shufflePort,
+      long sinceAllocationMillis);
 
   /** A launched executor's container ended. */
   void executorExited(String executorId, boolean failure, String diagnostics);
@@ -50,8 +55,9 @@ public interface DriverCallbacks {
       }
 
       @Override
-      public void executorLaunched(String executorId, String host, int shufflePort) {
-        driver.executorLaunched(executorId, host, shufflePort);
+      public void executorLaunched(String executorId, String host, int shufflePort,
+          long sinceAllocationMillis) {
+        driver.executorLaunched(executorId, host, shufflePort, sinceAllocationMillis);
       }
 
       @Override

@@ -39,6 +39,8 @@ final class ExecutorContainers {
     boolean reportedToDriver;
     /** Seen registered with the driver (the launch watchdog stops asking). */
     boolean registered;
+    /** When the AM received its container (the allocator's clock). */
+    long allocatedAtMillis;
     long launchedAtMillis;
 
     Executor(String id, Container container) {

@@ -71,12 +71,14 @@ final class ExecutorLifecycle {
           "host", container.getNodeId().getHost(), "node",
           settings.nodeName(container.getNodeId()));
     }
+    long allocatedAt = settings.clockMillis().getAsLong();
     Assignment assignment = requests.assign(allocated, targetExecutors, containers.live());
     for (Container surplus : assignment.surplus()) {
       containers.release(surplus, "surplus: target " + targetExecutors + " already met");
     }
     for (Container container : assignment.toLaunch()) {
       Executor executor = containers.add(container);
+      executor.allocatedAtMillis = allocatedAt;
       LOG.debug("Launching executor {} in container {} on {}", executor.id, container.getId(),
           container.getNodeId());
       launcher.launch(executor.id, container, result -> post.accept(() -> launchDone(result)));
@@ -99,7 +101,8 @@ final class ExecutorLifecycle {
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
           launched.shufflePort(), "node", settings.nodeName(executor.container.getNodeId()),
           "nodeHttp", executor.container.getNodeHttpAddress());
-      driver.executorLaunched(executor.id, executor.host(), launched.shufflePort());
+      driver.executorLaunched(executor.id, executor.host(), launched.shufflePort(),
+          executor.launchedAtMillis - executor.allocatedAtMillis);
     } else if (result instanceof LaunchFailed failed) {
       containers.release(executor, "launch failed");
       countFailure(executor, failed.diagnostics(), true);

@@ -165,6 +165,8 @@ class YarnAllocatorTest {
     final List<String> aborts = new CopyOnWriteArrayList<>();
     final List<String> events = new CopyOnWriteArrayList<>();
     final Set<String> registered = ConcurrentHashMap.newKeySet();
+    /** "id millis": how long after its container's allocation each executor was launched. */
+    final List<String> sinceAllocation = new CopyOnWriteArrayList<>();
     /** executorLaunched fails from now on, as a driver whose loop stopped would. */
     volatile boolean failLaunched;
     /** Tasks succeeded so far, as the driver would count them. */
@@ -176,7 +178,9 @@ class YarnAllocatorTest {
     }
 
     @Override
-    public void executorLaunched(String executorId, String host, int shufflePort) {
+    public void executorLaunched(String executorId, String host, int shufflePort,
+        long sinceAllocationMillis) {
+      sinceAllocation.add(executorId + " " + sinceAllocationMillis);
       if (failLaunched) {
         throw new IllegalStateException("driver loop shut down",
             new RejectedExecutionException("event loop terminated"));
@@ -215,6 +219,8 @@ class YarnAllocatorTest {
   private final RecordingDriver driver = new RecordingDriver();
   private final List<ContainerId> started = new CopyOnWriteArrayList<>();
   private final Set<ContainerId> failToStart = ConcurrentHashMap.newKeySet();
+  /** How long a NodeManager takes to start a container, on the manual clock. */
+  private volatile long startContainerMillis;
   /** When the stepped allocator heartbeated, in ms of the manual clock. */
   private final List<Long> heartbeatMillis = new ArrayList<>();
   private ExecutorService launcherPool;
@@ -281,6 +287,7 @@ class YarnAllocatorTest {
         throw new java.io.IOException("NodeManager refused");
       }
       started.add(container.getId());
+      clock.advanceMillis(startContainerMillis); // the NodeManager's startContainers call
       return Map.of("tide_shuffle", ByteBuffer.allocate(4).putInt(0, 7337));
     }, pool, ByteBuffer::getInt);
   }
@@ -375,6 +382,24 @@ class YarnAllocatorTest {
     assertEquals(0.25f, amrm.lastProgress);
     assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("executorLaunched executor 1 ")
         && e.contains("shufflePort 7337")), driver.events::toString);
+  }
+
+  /**
+   * Issue 15: the policy's start latency runs from the container's allocation to the executor's
+   * registration, so the allocator tells the driver how long the launch took after the
+   * allocation (here the NodeManager takes 300 ms to start each container).
+   */
+  @Test
+  void theDriverHearsHowLongAfterItsAllocationAnExecutorWasLaunched() {
+    bind(3, 0, Duration.ZERO);
+    startContainerMillis = 300;
+    allocator.requestTotalExecutors(2, 0, Map.of());
+    step();
+    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+        containers.container("node2", EXECUTOR)));
+    nextHeartbeat();
+    assertEquals(List.of("1 600", "2 600"), driver.sinceAllocation,
+        "both allocated at 0 and launched one after the other here, 300 ms each");
   }
 
   @Test

@@ -85,7 +85,8 @@ public final class Driver implements AutoCloseable {
   private final Map<Channel, String> channelToExecutor = new HashMap<>();
   private final Map<String, InetSocketAddress> launched = new HashMap<>();
   /** When the cluster side reported each executor launched, until it is added. */
-  private final Map<String, Long> launchedAtMillis = new HashMap<>();
+  /** Executor -> when its container was allocated, until it registers. */
+  private final Map<String, Long> allocatedAtMillis = new HashMap<>();
   private final Set<String> removed = new HashSet<>();
   private JobScheduler scheduler;
   private JobPlan plan;
@@ -186,9 +187,20 @@ public final class Driver implements AutoCloseable {
    * node's {@code tide_shuffle} service listens on {@code shufflePort}.
    */
   public void executorLaunched(String executorId, String host, int shufflePort) {
+    executorLaunched(executorId, host, shufflePort, 0);
+  }
+
+  /**
+   * As {@link #executorLaunched(String, String, int)}, {@code sinceAllocationMillis} after its
+   * container was allocated: the start latency the batch policy plans with is measured from the
+   * allocation to the registration.
+   */
+  public void executorLaunched(String executorId, String host, int shufflePort,
+      long sinceAllocationMillis) {
+    long allocatedAt = clock.getAsLong() - Math.max(0, sinceAllocationMillis);
     post(() -> {
       launched.put(executorId, InetSocketAddress.createUnresolved(host, shufflePort));
-      launchedAtMillis.put(executorId, clock.getAsLong());
+      allocatedAtMillis.put(executorId, allocatedAt);
       addIfReady(executorId);
     });
   }
@@ -605,11 +617,10 @@ public final class Driver implements AutoCloseable {
       return;
     }
     scheduler.executorAdded(id, shuffle.getHostString(), shuffle.getPort());
-    Long launchedAt = launchedAtMillis.remove(id);
-    if (launchedAt != null) {
-      // Launch to registration: the allocator reports a container launched right after its
-      // allocation, so this is the start latency the batch policy plans with.
-      policy.executorStarted(clock.getAsLong() - launchedAt);
+    Long allocatedAt = allocatedAtMillis.remove(id);
+    if (allocatedAt != null) {
+      // Allocation to registration: the start latency the batch policy plans with.
+      policy.executorStarted(clock.getAsLong() - allocatedAt);
     }
     executorChanges++;
     events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
@@ -634,7 +645,7 @@ public final class Driver implements AutoCloseable {
       channel.close();
     }
     launched.remove(id);
-    launchedAtMillis.remove(id);
+    allocatedAtMillis.remove(id);
     if (known && removed.add(id)) {
       executorChanges++;
       LOG.info("Executor {} removed: {}", id, reason);

@@ -138,7 +138,8 @@ class AllocatorFlowTest {
     }
 
     @Override
-    public void executorLaunched(String executorId, String host, int shufflePort) {
+    public void executorLaunched(String executorId, String host, int shufflePort,
+        long sinceAllocationMillis) {
       launched.add(executorId);
     }
 
