@@ -20,8 +20,11 @@ import java.util.function.Predicate;
  *       finished, only a lower bound is known: as long as its stage's longest running task has
  *       run so far.</li>
  *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
- *       finished run times {@code d > e}. When some have outrun every finished task, the stage's
- *       tail is timed instead, as the longest of: its {@code r} running tasks times the mean
+ *       finished run times {@code d > e}, provided those are at least as many as its stage's
+ *       running tasks that have run {@code e} or longer (itself included): otherwise the finished
+ *       ones are the short part of what is known past {@code e} (the rest still runs), and the
+ *       task counts as having outrun them. When some have outrun, the stage's tail is timed
+ *       instead, as the longest of: its {@code r} running tasks times the mean
  *       interval between its finishes so far; {@code e x (mean / median - 1)} of its finished
  *       run times (a heavy tail, where the mean is well above the median, means a task that
  *       has run long will run about as long again; a light one means it ends soon); and the
@@ -166,10 +169,17 @@ public final class DemandForecast {
     long end = 0;
     boolean outrun = false;
     long[] running = s.runningElapsedMillis();
+    long[] runningAscending = running.clone();
+    Arrays.sort(runningAscending);
     for (long elapsed : running) {
       int longer = firstAbove(finished, elapsed);
-      if (longer < finished.length) {
-        long count = finished.length - longer;
+      long count = finished.length - longer;
+      // Censoring: the running tasks that have run as long are part of what is known past this
+      // age too. When they outnumber the finished ones, the finished are the short part of it
+      // (one task ending just past its siblings says little of them): the task has outrun what
+      // can be told from finished tasks.
+      long asLong = runningAscending.length - firstAbove(runningAscending, elapsed - 1);
+      if (count > 0 && count >= asLong) {
         end = Math.max(end, suffixSum[longer] / count - elapsed);
       } else {
         outrun = true;

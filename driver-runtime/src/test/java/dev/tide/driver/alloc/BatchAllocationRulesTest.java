@@ -10,6 +10,7 @@ import dev.tide.driver.alloc.BatchAllocationPolicy.Load;
 import dev.tide.driver.alloc.DemandForecast.Forecast;
 import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
 import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
+import dev.tide.driver.scheduler.StageOutlook;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -160,6 +161,30 @@ class BatchAllocationRulesTest {
     // Without the rule the policy waits for the stage's backlog.
     assertEquals(5, policy(NONE, RampUpMode.BACKLOG, 5, 2_000)
         .evaluate(0, load(0, 5, 5, List.of(), nextStage(200, 2_400))).targetExecutors());
+  }
+
+  @Test
+  void aStageIsNotAskedForOnOneFinishOfAHeavyTailWhileItsSiblingsStillRun() {
+    Rules lookahead = new Rules(false, false, true, false, false, false, false);
+    BatchAllocationPolicy p = policy(lookahead, RampUpMode.BACKLOG, 3, 2_000);
+    // The parent's tasks mostly took 1 s; three have run 31-32 s and one just ended at 33 s.
+    // Read alone, that one says the three end within 2 s (one start + slack is 2.5 s); but
+    // they are three to its one: nothing tells when they end, and 200 executors asked for now
+    // could wait for minutes.
+    List<StageOutlook> plan = List.of(
+        new StageOutlook(0, List.of(), 100, true, false, 0, new long[] {31_000, 31_500, 32_000},
+            new long[] {1_000, 1_000, 1_000, 33_000}, 40_000, 100),
+        new StageOutlook(1, List.of(0), 200, false, false, 0, new long[0], new long[0], -1, -1));
+    Decision d = tickUntil(p, 1_000, load(0, 3, 3, List.of(), DemandForecast.of(plan, 1, 3)));
+    assertEquals(3, d.targetExecutors(), "only what the running tasks use");
+    // Once the finished tasks that ran as long outnumber those still running, they tell: the
+    // last one, at 32.5 s, has 1.5 s left, and the next stage's executors are asked for.
+    List<StageOutlook> told = List.of(
+        new StageOutlook(0, List.of(), 100, true, false, 0, new long[] {32_500},
+            new long[] {1_000, 1_000, 1_000, 33_000, 33_500, 34_000}, 40_000, 100),
+        new StageOutlook(1, List.of(0), 200, false, false, 0, new long[0], new long[0], -1, -1));
+    assertEquals(200, p.evaluate(clock.advance(TICK),
+        load(0, 1, 3, List.of(), DemandForecast.of(told, 1, 3))).targetExecutors());
   }
 
   @Test

@@ -79,6 +79,26 @@ class DemandForecastTest {
   }
 
   @Test
+  void oneTaskEndingJustPastSeveralStillRunningSaysLittleOfThem() {
+    // Three tasks have run 30-31 s; of the finished, only one (33 s) ran as long. From it alone
+    // the task at 30.5 s would have 2.5 s left; but two tasks have run 30.5 s or longer and one
+    // finished past that: the finished one is the short part, so those tasks have outrun what
+    // finished tasks tell, and the heavy tail times them (mean 9 s / median 1 s - 1 = 8 times
+    // the 31 s the longest has run).
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, new long[] {30_000, 30_500, 31_000},
+            new long[] {1_000, 1_000, 1_000, 33_000}, 40_000, 100),
+        next(1, 0, 50)), 1, 3);
+    assertEquals(248_000, f.upcoming().get(0).runnableInMillis());
+    // As many finished past 30 s as run past it: their mean tells (34 - 30 = 4 s left).
+    Forecast told = DemandForecast.of(List.of(
+        running(0, 0, new long[] {30_000}, new long[] {1_000, 1_000, 1_000, 34_000},
+            40_000, 100),
+        next(1, 0, 50)), 1, 1);
+    assertEquals(4_000, told.upcoming().get(0).runnableInMillis());
+  }
+
+  @Test
   void stagesFurtherAheadAreKnownToExistButNotWhenTheyCome() {
     Forecast f = DemandForecast.of(List.of(
         running(0, 5, NONE, new long[] {1_000, 1_000}, 2_000, 1_000), next(1, 0, 10),
