@@ -188,6 +188,33 @@ class BatchAllocationRulesTest {
   }
 
   @Test
+  void aStageIsAskedForOnlyOnceHalfOfItsLongRunningParentsTasksHaveFinished() {
+    Rules lookahead = new Rules(false, false, true, false, false, false, false);
+    BatchAllocationPolicy p = policy(lookahead, RampUpMode.BACKLOG, 6, 10_000);
+    // Eight tasks of about 150 s: two ended at 120 s and 121 s; the six others have run 123 s.
+    // Their pace says the stage ends in 6 s, but two finishes of eight are the stage's short
+    // part, and its tasks run far longer than a start: the 1,000 tasks ahead wait.
+    List<StageOutlook> early = List.of(
+        new StageOutlook(0, List.of(), 8, true, false, 0,
+            new long[] {123_000, 123_000, 123_000, 123_000, 123_000, 123_000},
+            new long[] {120_000, 121_000}, 3_000, 2_000),
+        new StageOutlook(1, List.of(0), 1_000, false, false, 0, new long[0], new long[0], -1,
+            -1));
+    assertEquals(6, tickUntil(p, 1_000, load(0, 6, 6, List.of(),
+        DemandForecast.of(early, 1, 6))).targetExecutors());
+    // More than half finished (five of nine, four of them past the 150 s the rest have run:
+    // 2.5 s left on average): now the next stage's executors are asked for.
+    List<StageOutlook> half = List.of(
+        new StageOutlook(0, List.of(), 9, true, false, 0,
+            new long[] {150_000, 150_000, 150_000, 150_000},
+            new long[] {120_000, 151_000, 152_000, 153_000, 154_000}, 32_000, 100),
+        new StageOutlook(1, List.of(0), 1_000, false, false, 0, new long[0], new long[0], -1,
+            -1));
+    assertEquals(1_000, p.evaluate(clock.advance(TICK), load(0, 4, 6, List.of(),
+        DemandForecast.of(half, 1, 6))).targetExecutors());
+  }
+
+  @Test
   void idleExecutorsAreKeptForAStageDueWithinTwoStartsAndReleasedForOneDueLater() {
     Rules rules = new Rules(false, true, true, false, false, false, false);
     // 10 executors: 5 run the narrow stage's tasks, 5 are idle; the next stage has 10 tasks.

@@ -49,7 +49,7 @@ class DemandForecastTest {
     Forecast f = DemandForecast.of(List.of(
         running(0, 0, new long[] {1_000}, new long[] {2_000, 4_000, 6_000}, 6_000, 1_000),
         next(1, 0, 300)), 1, 1);
-    assertEquals(List.of(new UpcomingStage(1, 300, 3_000)), f.upcoming());
+    assertEquals(List.of(new UpcomingStage(1, 300, 3_000, 0.75, 1_000)), f.upcoming());
     assertTrue(f.moreStages());
     assertEquals(300, f.tasksRunnableWithin(3_000));
     assertEquals(0, f.tasksRunnableWithin(2_999));
@@ -96,6 +96,27 @@ class DemandForecastTest {
             40_000, 100),
         next(1, 0, 50)), 1, 1);
     assertEquals(4_000, told.upcoming().get(0).runnableInMillis());
+  }
+
+  @Test
+  void anEndExtrapolatedFromFewerThanHalfOfTheParentsTasksIsTrustedOnlyAsFarAsTheyHaveRun() {
+    // Two of eight long tasks finished at 120 s, a second apart; six have run 123 s and, having
+    // outrun both, are timed by the finishes' pace: 6 x 1 s. That is the short part of the stage.
+    Forecast early = DemandForecast.of(List.of(
+        running(0, 0, new long[] {123_000, 123_000, 123_000, 123_000, 123_000, 123_000},
+            new long[] {120_000, 121_000}, 3_000, 2_000),
+        next(1, 0, 1_000)), 1, 6);
+    UpcomingStage stage = early.upcoming().get(0);
+    assertEquals(6_000, stage.runnableInMillis());
+    assertEquals(0.25, stage.parentsFinishedShare());
+    assertEquals(0, early.tasksRunnableWithin(12_000), "not trusted: its tasks ran 123 s");
+    assertEquals(1_000, early.tasksRunnableWithin(123_000));
+    // Half finished: trusted however long the tasks ran.
+    Forecast half = DemandForecast.of(List.of(
+        running(0, 0, new long[] {123_000, 123_000, 123_000, 123_000},
+            new long[] {120_000, 121_000, 121_500, 122_000}, 3_000, 1_000),
+        next(1, 0, 1_000)), 1, 4);
+    assertEquals(1_000, half.tasksRunnableWithin(12_000));
   }
 
   @Test
