@@ -249,7 +249,8 @@ public final class BatchAllocationPolicy {
       long latency) {
     long holdMillis = 2 * latency + REQUEST_SLACK_MILLIS;
     // Kept for a stage due within two starts, or whose parents' end is not known yet (too few
-    // of their tasks finished to tell); the rent-or-buy cap below bounds what a wrong guess costs.
+    // of their tasks finished to tell); the spread rent-or-buy cap below bounds what a wrong
+    // guess costs.
     int dueWithinTwoStarts = rules.lookahead()
         ? executorsFor(forecast.tasksMaybeRunnableWithin(holdMillis)) : 0;
     int floor = Math.max(settings.minExecutors(), target);
@@ -265,12 +266,24 @@ public final class BatchAllocationPolicy {
         Math.max(floor, dueWithinTwoStarts), load.idle(), idleTimeout,
         settings.cachedExecutorIdleTimeoutMillis());
     if (remove.isEmpty() && dueWithinTwoStarts > floor) {
-      // Rent or buy: executors kept for a stage forecast to come have waited as long as a new
-      // start would cost; the forecast was wrong, so they go and that stage is not foreseen
-      // again (it gets executors as any backlog does when it becomes runnable).
-      remove = IdleRemoval.choose(nowMillis, load.activeExecutors(), floor, load.idle(),
-          Math.max(idleTimeout, holdMillis), settings.cachedExecutorIdleTimeoutMillis());
-      if (!remove.isEmpty()) {
+      // Rent or buy, spread: executors kept for a stage forecast to come cost their idle time;
+      // releasing one the stage then needs costs a new start (two start latencies, as the
+      // adaptive idle timeout counts it). One cap of two latencies for all of them loses every
+      // start when the stage comes just after it; instead their caps are spread evenly over
+      // four latencies (the same two on average): the share kept falls linearly with how long
+      // they have waited. When none is left, the forecast was wrong and that stage is not
+      // foreseen again (it gets executors as any backlog does when it becomes runnable).
+      long waited = 0;
+      for (IdleExecutor e : load.idle()) {
+        waited = Math.max(waited, nowMillis - e.idleSinceMillis());
+      }
+      long spread = 2 * (holdMillis - REQUEST_SLACK_MILLIS);
+      double keptShare = Math.max(0, Math.min(1,
+          (double) (spread + REQUEST_SLACK_MILLIS - waited) / spread));
+      int kept = floor + (int) Math.ceil((dueWithinTwoStarts - floor) * keptShare);
+      remove = IdleRemoval.choose(nowMillis, load.activeExecutors(), kept, load.idle(),
+          idleTimeout, settings.cachedExecutorIdleTimeoutMillis());
+      if (keptShare == 0 && !remove.isEmpty()) {
         for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
           if (s.mayBeRunnableWithin(holdMillis)) {
             notForeseen.add(s.stageId());

@@ -20,8 +20,11 @@ import java.util.function.Predicate;
  *       finished, only a lower bound is known: as long as its stage's longest running task has
  *       run so far.</li>
  *   <li>A running task that has run {@code e} has {@code mean(d - e)} left over its stage's
- *       finished run times {@code d > e}. When some have outrun every finished task, the stage's
- *       tail is timed instead, as the longest of: its {@code r} running tasks times the mean
+ *       finished run times {@code d > e}, provided those are at least as many as its stage's
+ *       running tasks that have run {@code e} or longer (itself included): otherwise the finished
+ *       ones are the short part of what is known past {@code e} (the rest still runs), and the
+ *       task counts as having outrun them. When some have outrun, the stage's tail is timed
+ *       instead, as the longest of: its {@code r} running tasks times the mean
  *       interval between its finishes so far; {@code e x (mean / median - 1)} of its finished
  *       run times (a heavy tail, where the mean is well above the median, means a task that
  *       has run long will run about as long again; a light one means it ends soon); and the
@@ -31,13 +34,17 @@ import java.util.function.Predicate;
  *   <li>A stage ends when its last running task does, or, with tasks pending, after
  *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
  *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
- *       parent ends. Stages further ahead are known to exist, not when they come.</li>
+ *       parent ends. Stages further ahead are known to exist, not when they come. Until half of
+ *       a parent's tasks have finished, the estimate is extrapolated from its short part and is
+ *       trusted only as far ahead as that parent's tasks have run.</li>
  * </ul>
  * Pure and stateless.
  */
 public final class DemandForecast {
   /** A time or duration not known yet. */
   public static final long UNKNOWN = -1;
+  /** Share of a parent's tasks finished from which its end is trusted however long they run. */
+  static final double SETTLED_SHARE = 0.5;
 
   private DemandForecast() {}
 
@@ -45,11 +52,26 @@ public final class DemandForecast {
    * A stage whose parents are all submitted and which is not runnable yet.
    *
    * @param runnableInMillis estimated time until it is runnable, or {@link #UNKNOWN}
+   * @param parentsFinishedShare the least share, over its running parents, of their tasks that
+   *     have finished (of those finished, running and pending); 1 with none running
+   * @param parentsLongestRunMillis how long the longest running task of its parents has run
    */
-  public record UpcomingStage(int stageId, int tasks, long runnableInMillis) {
-    /** Whether it is expected to be runnable within {@code millis} from now. */
+  public record UpcomingStage(int stageId, int tasks, long runnableInMillis,
+      double parentsFinishedShare, long parentsLongestRunMillis) {
+    /** A stage whose parents' estimate is settled (most of their tasks finished). */
+    public UpcomingStage(int stageId, int tasks, long runnableInMillis) {
+      this(stageId, tasks, runnableInMillis, 1, 0);
+    }
+
+    /**
+     * Whether it is expected to be runnable within {@code millis} from now. An estimate from
+     * fewer than half of a parent's tasks is extrapolated from the short part of that stage
+     * (the finished are the first to finish); it is trusted only while the parents' tasks have
+     * run no longer than {@code millis}, where its error is shorter than that too.
+     */
     public boolean runnableWithin(long millis) {
-      return runnableInMillis != UNKNOWN && runnableInMillis <= millis;
+      return runnableInMillis != UNKNOWN && runnableInMillis <= millis
+          && (parentsFinishedShare >= SETTLED_SHARE || parentsLongestRunMillis <= millis);
     }
 
     /** Whether it may be runnable within {@code millis}: expected to, or not known when. */
@@ -83,7 +105,10 @@ public final class DemandForecast {
       return taskMillis != UNKNOWN ? taskMillis : taskMillisAtLeast;
     }
 
-    /** Tasks of the upcoming stages expected to be runnable within {@code millis}. */
+    /**
+     * Tasks of the upcoming stages expected to be runnable within {@code millis} (with an
+     * estimate trusted that far: {@link UpcomingStage#runnableWithin}).
+     */
     public long tasksRunnableWithin(long millis) {
       return tasksOf(s -> s.runnableWithin(millis));
     }
@@ -130,6 +155,8 @@ public final class DemandForecast {
       }
       more = true;
       long runnableIn = 0;
+      double finishedShare = 1;
+      long longestRun = 0;
       boolean parentsSubmitted = true;
       for (int parentId : s.parents()) {
         StageOutlook parent = byId.get(parentId);
@@ -140,13 +167,19 @@ public final class DemandForecast {
           parentsSubmitted = false;
           break;
         }
+        int finished = parent.finishedMillis().length;
+        finishedShare = Math.min(finishedShare, (double) finished
+            / Math.max(1, finished + parent.runningTasks() + parent.pendingTasks()));
+        longestRun = Math.max(longestRun,
+            Arrays.stream(parent.runningElapsedMillis()).max().orElse(0));
         long end = endIn.computeIfAbsent(parentId,
             id -> endInMillis(parent, slotsPerExecutor, activeExecutors));
         runnableIn = end == UNKNOWN || runnableIn == UNKNOWN ? UNKNOWN
             : Math.max(runnableIn, end);
       }
       if (parentsSubmitted) {
-        upcoming.add(new UpcomingStage(s.id(), s.tasks(), runnableIn));
+        upcoming.add(new UpcomingStage(s.id(), s.tasks(), runnableIn, finishedShare,
+            longestRun));
       }
     }
     long taskMillis = pendingKnown == 0 ? UNKNOWN : Math.round(pendingWork / pendingKnown);
@@ -166,10 +199,17 @@ public final class DemandForecast {
     long end = 0;
     boolean outrun = false;
     long[] running = s.runningElapsedMillis();
+    long[] runningAscending = running.clone();
+    Arrays.sort(runningAscending);
     for (long elapsed : running) {
       int longer = firstAbove(finished, elapsed);
-      if (longer < finished.length) {
-        long count = finished.length - longer;
+      long count = finished.length - longer;
+      // Censoring: the running tasks that have run as long are part of what is known past this
+      // age too. When they outnumber the finished ones, the finished are the short part of it
+      // (one task ending just past its siblings says little of them): the task has outrun what
+      // can be told from finished tasks.
+      long asLong = runningAscending.length - firstAbove(runningAscending, elapsed - 1);
+      if (count > 0 && count >= asLong) {
         end = Math.max(end, suffixSum[longer] / count - elapsed);
       } else {
         outrun = true;

@@ -49,7 +49,7 @@ class DemandForecastTest {
     Forecast f = DemandForecast.of(List.of(
         running(0, 0, new long[] {1_000}, new long[] {2_000, 4_000, 6_000}, 6_000, 1_000),
         next(1, 0, 300)), 1, 1);
-    assertEquals(List.of(new UpcomingStage(1, 300, 3_000)), f.upcoming());
+    assertEquals(List.of(new UpcomingStage(1, 300, 3_000, 0.75, 1_000)), f.upcoming());
     assertTrue(f.moreStages());
     assertEquals(300, f.tasksRunnableWithin(3_000));
     assertEquals(0, f.tasksRunnableWithin(2_999));
@@ -76,6 +76,47 @@ class DemandForecastTest {
         running(0, 0, new long[] {20_000}, new long[] {1_000, 1_000, 10_000}, 15_000, 10_000),
         next(1, 0, 50)), 1, 1);
     assertEquals(60_000, heavy.upcoming().get(0).runnableInMillis());
+  }
+
+  @Test
+  void oneTaskEndingJustPastSeveralStillRunningSaysLittleOfThem() {
+    // Three tasks have run 30-31 s; of the finished, only one (33 s) ran as long. From it alone
+    // the task at 30.5 s would have 2.5 s left; but two tasks have run 30.5 s or longer and one
+    // finished past that: the finished one is the short part, so those tasks have outrun what
+    // finished tasks tell, and the heavy tail times them (mean 9 s / median 1 s - 1 = 8 times
+    // the 31 s the longest has run).
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, new long[] {30_000, 30_500, 31_000},
+            new long[] {1_000, 1_000, 1_000, 33_000}, 40_000, 100),
+        next(1, 0, 50)), 1, 3);
+    assertEquals(248_000, f.upcoming().get(0).runnableInMillis());
+    // As many finished past 30 s as run past it: their mean tells (34 - 30 = 4 s left).
+    Forecast told = DemandForecast.of(List.of(
+        running(0, 0, new long[] {30_000}, new long[] {1_000, 1_000, 1_000, 34_000},
+            40_000, 100),
+        next(1, 0, 50)), 1, 1);
+    assertEquals(4_000, told.upcoming().get(0).runnableInMillis());
+  }
+
+  @Test
+  void anEndExtrapolatedFromFewerThanHalfOfTheParentsTasksIsTrustedOnlyAsFarAsTheyHaveRun() {
+    // Two of eight long tasks finished at 120 s, a second apart; six have run 123 s and, having
+    // outrun both, are timed by the finishes' pace: 6 x 1 s. That is the short part of the stage.
+    Forecast early = DemandForecast.of(List.of(
+        running(0, 0, new long[] {123_000, 123_000, 123_000, 123_000, 123_000, 123_000},
+            new long[] {120_000, 121_000}, 3_000, 2_000),
+        next(1, 0, 1_000)), 1, 6);
+    UpcomingStage stage = early.upcoming().get(0);
+    assertEquals(6_000, stage.runnableInMillis());
+    assertEquals(0.25, stage.parentsFinishedShare());
+    assertEquals(0, early.tasksRunnableWithin(12_000), "not trusted: its tasks ran 123 s");
+    assertEquals(1_000, early.tasksRunnableWithin(123_000));
+    // Half finished: trusted however long the tasks ran.
+    Forecast half = DemandForecast.of(List.of(
+        running(0, 0, new long[] {123_000, 123_000, 123_000, 123_000},
+            new long[] {120_000, 121_000, 121_500, 122_000}, 3_000, 1_000),
+        next(1, 0, 1_000)), 1, 4);
+    assertEquals(1_000, half.tasksRunnableWithin(12_000));
   }
 
   @Test
