@@ -28,8 +28,10 @@ import java.util.function.LongSupplier;
  * get done (a node's OOM killer, an operator, a chaos test) do not end a job that succeeds on
  * retry; executors that keep failing while no task succeeds (a bad option, too little memory,
  * a task that brings its executor down once nothing else runs) still end it after a bounded
- * number. The failures against a node are counted as before, progress or not. A failure may be recorded against its node or not (a container
- * that exceeded its memory failed because of the job's settings, not its node's). A node with
+ * number. The failures against a node are counted as before, progress or not.
+ *
+ * <p>A failure may be recorded against its node or not (a container that exceeded its memory
+ * failed because of the job's settings, not its node's). A node with
  * {@code maxFailuresPerNode} failures against it is excluded for {@code exclusionTimeout}, then
  * allowed again (its old failures no longer count towards a new exclusion).
  *

@@ -27,9 +27,8 @@ final class HeartbeatCadence {
   private long intervalMillis;
   private long nextDueNanos;
   private boolean woken = true;
-  /** Until when (nanos) the rounds follow up quickly on new requests; none before any. */
+  /** Until when (nanos) the rounds follow up quickly on new requests; 0: not following up. */
   private long followUpUntilNanos;
-  private boolean followingUp;
 
   HeartbeatCadence(Duration fast, Duration slow, LongSupplier nanoClock) {
     this.fastMillis = fast.toMillis();
@@ -65,7 +64,6 @@ final class HeartbeatCadence {
   /** The round asked for new containers: follow up quickly while they are pending. */
   void requestsAdded() {
     requestsChanged();
-    followingUp = true;
     followUpUntilNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(5 * fastMillis);
   }
 
@@ -76,7 +74,10 @@ final class HeartbeatCadence {
    */
   void roundDone(boolean busy, boolean pending) {
     long now = nanoClock.getAsLong();
-    followingUp = followingUp && pending && now < followUpUntilNanos;
+    if (!pending || now >= followUpUntilNanos) {
+      followUpUntilNanos = 0; // granted, cancelled or a second passed: until the next new ones
+    }
+    boolean followingUp = followUpUntilNanos != 0;
     intervalMillis = busy ? fastMillis : Math.min(slowMillis, intervalMillis * 2);
     long nextMillis = followingUp ? Math.max(1, fastMillis / 4) : intervalMillis;
     nextDueNanos = now + TimeUnit.MILLISECONDS.toNanos(nextMillis);

@@ -84,8 +84,7 @@ public final class Driver implements AutoCloseable {
   private final Map<String, Channel> registered = new HashMap<>();
   private final Map<Channel, String> channelToExecutor = new HashMap<>();
   private final Map<String, InetSocketAddress> launched = new HashMap<>();
-  /** When the cluster side reported each executor launched, until it is added. */
-  /** Executor -> when its container was allocated, until it registers. */
+  /** Executor -> when its container was allocated, until it is added. */
   private final Map<String, Long> allocatedAtMillis = new HashMap<>();
   private final Set<String> removed = new HashSet<>();
   private JobScheduler scheduler;
