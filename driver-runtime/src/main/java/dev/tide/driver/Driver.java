@@ -675,7 +675,9 @@ public final class Driver implements AutoCloseable {
   private void evaluateBatchPolicy(long now) {
     int active = scheduler.activeExecutors();
     DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
-        policy.settings().tasksPerExecutor(), active);
+        policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
+            allocatedAtMillis.size(), policy.targetExecutors(),
+            allocationClient.grantableExecutors()));
     BatchAllocationPolicy.Decision decision = policy.evaluate(now, new BatchAllocationPolicy.Load(
         scheduler.pendingTasks(), scheduler.runningTasks(), active, scheduler.idleExecutors(),
         forecast, scheduler.tasksSubmitted()));

@@ -124,9 +124,28 @@ public final class DemandForecast {
   }
 
   /**
+   * Executors a stage's pending tasks can count on: those taking tasks now, and those asked for
+   * that are starting or that the cluster can still grant ({@code min(target, active + starting
+   * + grantable)}). A narrow stage whose executors are still starting then drains in a round or
+   * two of its run time, not in rounds on the few executors there now (with those, a cold start
+   * put the next stage's request minutes out, and that stage started cold too).
+   *
+   * @param startingExecutors containers allocated or launched whose executor has not
+   *     registered yet
+   * @param grantableExecutors what the cluster could still grant ({@link ClusterHeadroom})
+   */
+  public static int executorsExpected(int activeExecutors, int startingExecutors,
+      int targetExecutors, int grantableExecutors) {
+    long coming = Math.min((long) targetExecutors, (long) activeExecutors
+        + Math.max(0, startingExecutors) + Math.max(0, grantableExecutors));
+    return (int) Math.max(activeExecutors, coming);
+  }
+
+  /**
    * @param stages the running plan's stages that are not complete, and their parents
    * @param slotsPerExecutor task slots of one executor
-   * @param activeExecutors executors that take tasks now
+   * @param activeExecutors executors that take tasks now or are on their way
+   *     ({@link #executorsExpected})
    */
   public static Forecast of(List<StageOutlook> stages, int slotsPerExecutor,
       int activeExecutors) {

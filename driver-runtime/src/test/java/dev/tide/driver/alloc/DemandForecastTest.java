@@ -56,6 +56,23 @@ class DemandForecastTest {
   }
 
   @Test
+  void executorsOnTheirWayCountForHowFastANarrowStageDrains() {
+    // 40 pending tasks of 3 s and one executor there: 40 rounds, 120 s. With 41 asked for, 40
+    // of them starting: one round.
+    assertEquals(41, DemandForecast.executorsExpected(1, 40, 41, 0));
+    // Asked for more than can come: the queue grants 10 more, 5 start already.
+    assertEquals(16, DemandForecast.executorsExpected(1, 5, 41, 10));
+    // Never fewer than those there, whatever the target says.
+    assertEquals(8, DemandForecast.executorsExpected(8, 0, 2, 100));
+    List<StageOutlook> stages = List.of(
+        running(0, 40, new long[] {1_000}, new long[] {3_000, 3_000}, 3_000, 1_000),
+        next(1, 0, 1_000));
+    assertEquals(120_000, DemandForecast.of(stages, 1, 1).upcoming().get(0).runnableInMillis());
+    assertEquals(3_000, DemandForecast.of(stages, 1,
+        DemandForecast.executorsExpected(1, 40, 41, 0)).upcoming().get(0).runnableInMillis());
+  }
+
+  @Test
   void withFewerThanTwoFinishedTasksTheParentsEndIsNotKnown() {
     Forecast f = DemandForecast.of(List.of(
         running(0, 0, new long[] {1_000}, new long[] {2_000}, 1_000, 1_000),

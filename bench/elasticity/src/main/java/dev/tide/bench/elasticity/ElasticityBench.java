@@ -97,13 +97,21 @@ public final class ElasticityBench {
     long seed = 1;
     int seeds = 4;
     boolean variants = true;
+    java.util.Set<String> focus = null;
+    long focusLatency = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seed" -> seed = Long.parseLong(args[++i]);
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--no-variants" -> variants = false;
+        case "--focus" -> focus = java.util.Set.of(args[++i].split(","));
+        case "--latency" -> focusLatency = Long.parseLong(args[++i]) * 1000;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
+    }
+    if (focus != null) {
+      focus(focus, focusLatency, seed, seeds);
+      return;
     }
     List<Trace> traces = LoadTraces.all(seed);
     List<String> targetLines = new ArrayList<>();
@@ -140,6 +148,42 @@ public final class ElasticityBench {
     if (seeds > 0) {
       System.out.println();
       Targets.overSeeds(seed + 1, seeds);
+    }
+  }
+
+  /**
+   * {@code --focus a,b [--latency S]}: only those traces (at that start latency, else both), for
+   * seeds {@code seed .. seed + seeds}: the table rows and the target line of each.
+   */
+  private static void focus(java.util.Set<String> names, long onlyLatency, long seed, int seeds) {
+    Table.header();
+    for (long s = seed; s <= seed + seeds; s++) {
+      for (long latency : START_LATENCIES) {
+        if (onlyLatency != 0 && latency != onlyLatency) {
+          continue;
+        }
+        Simulation.ClusterModel cluster = cluster(latency, s);
+        for (Trace trace : LoadTraces.all(s)) {
+          if (names.contains(trace.name())) {
+            Map<String, Simulation.Result> r = run(trace, cluster, strategies(cluster));
+            Table.rows(trace, r);
+            System.out.println("seed " + s + " " + Targets.line(trace, latency, r));
+            if (Boolean.getBoolean("bench.stages")) {
+              for (int i = 0; i < trace.stages().size(); i++) {
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                    "  stage %2d %5d tasks", i, trace.stages().get(i).taskMillis().length));
+                for (String k : List.of("static", "default", "oracle")) {
+                  Simulation.StageTimes t = r.get(k).stages().get(i);
+                  line.append(String.format(Locale.ROOT, " | %s %6.1f %6.1f %6.1f", k,
+                      t.submittedMillis() / 1000.0, t.fullWidthMillis() / 1000.0,
+                      t.completedMillis() / 1000.0));
+                }
+                System.out.println(line);
+              }
+            }
+          }
+        }
+      }
     }
   }
 

@@ -210,7 +210,11 @@ final class Simulation {
     return new Simulation(trace, model, maxExecutors, allocationFactory).run(strategy);
   }
 
+  private static final String DEBUG = System.getProperty("bench.debug");
+  private String currentStrategy;
+
   private Result run(String strategy) {
+    currentStrategy = strategy;
     List<Trace.Stage> stages = trace.stages();
     for (int i = 0; i < stages.size(); i++) {
       if (i == 0 || !stages.get(i).afterPrevious()) {
@@ -302,7 +306,9 @@ final class Simulation {
           firstFinishAt[i] < 0 ? -1 : now - firstFinishAt[i],
           lastFinishAt[i] < 0 ? -1 : now - lastFinishAt[i]));
     }
-    return DemandForecast.of(outlook, model.slotsPerExecutor(), activeExecutors);
+    return DemandForecast.of(outlook, model.slotsPerExecutor(), DemandForecast.executorsExpected(
+        activeExecutors, cluster.allocated() - activeExecutors, Math.max(0, lastTarget),
+        cluster.grantableExecutors()));
   }
 
   private long[] finishedAscending(int stage) {
@@ -370,8 +376,19 @@ final class Simulation {
   private void policyTick() {
     List<IdleExecutor> idle = scheduler.idleExecutors();
     int active = scheduler.activeExecutors();
+    DemandForecast.Forecast f = forecast(active);
     Decision d = policy.evaluate(now, new Load(scheduler.pendingTasks(),
-        scheduler.runningTasks(), active, idle, forecast(active), tasksSubmitted));
+        scheduler.runningTasks(), active, idle, f, tasksSubmitted));
+    if (DEBUG != null && DEBUG.equals(currentStrategy) && (now % 1000 == 0
+        || d.targetExecutors() != lastTarget || !d.executorsToRemove().isEmpty())) {
+      System.out.printf(java.util.Locale.ROOT, "t=%7.1f pend=%5d run=%4d act=%4d idle=%4d"
+          + " held=%4d target=%4d->%4d kill=%3d up=%s%n", now / 1000.0,
+          scheduler.pendingTasks(), scheduler.runningTasks(), active, idle.size(),
+          cluster.allocated(), lastTarget, d.targetExecutors(),
+          d.executorsToRemove().size(), f.upcoming().stream().map(u -> u.stageId() + ":"
+              + u.tasks() + "@" + (u.runnableInMillis() / 100) / 10.0 + "s/"
+              + Math.round(u.parentsFinishedShare() * 100) + "%").toList());
+    }
     if (d.targetExecutors() != lastTarget) {
       lastTarget = d.targetExecutors();
       cluster.requestTotalExecutors(lastTarget, 0, Map.of());
