@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *       {@code adaptiveIdleTimeout} the one {@link ReuseAwareIdleTimeout} chooses), at once with
  *       {@code earlyRelease} when no task is pending and the plan has more stages, never below
  *       {@code max(minExecutors, target)}, nor, with {@code lookahead}, below what the stages due
- *       within two start latencies need, nor, with {@code arrivalHold}, below what
+ *       within two start latencies need (or those it asked new executors for a start latency
+ *       ago or longer, when the forecast has since moved them out: their starts are paid; the
+ *       rent-or-buy cap lets them go), nor, with {@code arrivalHold}, below what
  *       {@link ArrivalHold} keeps while new work (stages no forecast listed, such as new jobs)
  *       keeps arriving.</li>
  * </ul>
@@ -118,6 +120,12 @@ public final class BatchAllocationPolicy {
   private final ArrayDeque<long[]> submissions = new ArrayDeque<>();
   /** Upcoming stages whose lookahead kept executors idle too long: not foreseen again. */
   private final Set<Integer> notForeseen = new HashSet<>();
+  /**
+   * Upcoming stages the lookahead asked new executors for, and when. A start latency later those
+   * executors have come, their starts are paid, and they stay kept for the stage (until the
+   * rent-or-buy cap lets them go) when the forecast moves it further out.
+   */
+  private final Map<Integer, Long> askedFor = new HashMap<>();
   /** The last forecast's upcoming stages (id to tasks), and the tasks of those gone since. */
   private Map<Integer, Integer> upcomingTasks = new HashMap<>();
   private long foreseenTasks;
@@ -215,6 +223,14 @@ public final class BatchAllocationPolicy {
       changeTarget(Math.max(need, settings.minExecutors()), nowMillis, load, "tasks need fewer");
     } else {
       if (dueSoon > target) {
+        if (Math.min(settings.maxExecutors(), dueSoon)
+            > Math.max(target, load.activeExecutors())) {
+          for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+            if (s.runnableWithin(latency + REQUEST_SLACK_MILLIS)) {
+              askedFor.putIfAbsent(s.stageId(), nowMillis);
+            }
+          }
+        }
         changeTarget(Math.min(settings.maxExecutors(), dueSoon), nowMillis, load,
             "lookahead: a stage is due within " + latency + " ms");
       }
@@ -252,7 +268,7 @@ public final class BatchAllocationPolicy {
     // of their tasks finished to tell); the spread rent-or-buy cap below bounds what a wrong
     // guess costs.
     int dueWithinTwoStarts = rules.lookahead()
-        ? executorsFor(forecast.tasksMaybeRunnableWithin(holdMillis)) : 0;
+        ? executorsFor(keptForTasks(forecast, nowMillis, latency, holdMillis)) : 0;
     int floor = Math.max(settings.minExecutors(), target);
     if (rules.arrivalHold()) {
       floor = Math.max(floor, Math.min(settings.maxExecutors(),
@@ -285,13 +301,39 @@ public final class BatchAllocationPolicy {
           idleTimeout, settings.cachedExecutorIdleTimeoutMillis());
       if (keptShare == 0 && !remove.isEmpty()) {
         for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
-          if (s.mayBeRunnableWithin(holdMillis)) {
+          if (s.mayBeRunnableWithin(holdMillis) || askedFor.containsKey(s.stageId())) {
             notForeseen.add(s.stageId());
+            askedFor.remove(s.stageId());
           }
         }
       }
     }
     return remove;
+  }
+
+  /**
+   * Tasks of the upcoming stages to keep executors for: those that may be runnable within
+   * {@code holdMillis}, and those the lookahead asked new executors for a start latency ago or
+   * longer ({@link #askedFor}), however far out the forecast moves them now.
+   */
+  private long keptForTasks(DemandForecast.Forecast forecast, long nowMillis, long latency,
+      long holdMillis) {
+    long tasks = 0;
+    Set<Integer> upcoming = new HashSet<>();
+    for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+      upcoming.add(s.stageId());
+      boolean maybeDue = s.mayBeRunnableWithin(holdMillis);
+      Long since = askedFor.get(s.stageId());
+      if (!maybeDue && since != null && nowMillis - since < latency) {
+        askedFor.remove(s.stageId()); // the forecast changed before they came: a blip
+        since = null;
+      }
+      if (maybeDue || since != null) {
+        tasks += s.tasks();
+      }
+    }
+    askedFor.keySet().retainAll(upcoming);
+    return tasks;
   }
 
   /**

@@ -27,10 +27,15 @@ import java.util.function.Predicate;
  *       instead, as the longest of: its {@code r} running tasks times the mean
  *       interval between its finishes so far; {@code e x (mean / median - 1)} of its finished
  *       run times (a heavy tail, where the mean is well above the median, means a task that
- *       has run long will run about as long again; a light one means it ends soon); and the
+ *       has run long will run about as long again; a light one means it ends soon); the
  *       time since its last finish (a stage quiet for {@code q} is likely to stay quiet about as
- *       long again). With fewer than two finished tasks in its stage, its end is not
- *       known.</li>
+ *       long again); and when the last of its {@code r} running tasks ends at a constant rate
+ *       fitted past the youngest one's age (those that reached it ended at {@code deaths / time
+ *       at risk}, the running ones counted as still at risk; the last of {@code r} ends after
+ *       {@code H(r) / rate}): stragglers, a few percent of a stage that run several times its
+ *       median, are a population of their own that the stage's mean and median do not
+ *       describe, and the earlier ones' ends say how long the rest run. With fewer than two
+ *       finished tasks in its stage, its end is not known.</li>
  *   <li>A stage ends when its last running task does, or, with tasks pending, after
  *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
  *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
@@ -243,6 +248,7 @@ public final class DemandForecast {
       long longest = Arrays.stream(running).max().orElse(0);
       end = Math.max(end, Math.max(running.length * meanInterval, s.lastFinishAgoMillis()));
       end = Math.max(end, Math.round(longest * tailWeight));
+      end = Math.max(end, lastOfOutrunMillis(finished, suffixSum, running));
     }
     if (s.pendingTasks() > 0) {
       long mean = suffixSum[0] / finished.length;
@@ -251,6 +257,31 @@ public final class DemandForecast {
       end = Math.max(end, rounds * mean);
     }
     return end;
+  }
+
+  /**
+   * When the last of the running tasks is expected to end, from a constant hazard past the
+   * youngest one's age {@code a}: the tasks that reached {@code a} (finished ones that ran
+   * longer, and the running ones, still at risk) ended at the rate {@code deaths / time at risk
+   * past a}, and the last of {@code r} such tasks ends after {@code H(r) / rate} on average
+   * ({@code H(r) = 1 + 1/2 + ... + 1/r}). 0 when none has ended past {@code a} (nothing to fit).
+   */
+  static long lastOfOutrunMillis(long[] finishedAscending, long[] suffixSum, long[] running) {
+    long youngest = Arrays.stream(running).min().orElse(0);
+    int past = firstAbove(finishedAscending, youngest);
+    long deaths = finishedAscending.length - past;
+    if (deaths == 0 || running.length == 0) {
+      return 0;
+    }
+    double atRisk = suffixSum[past] - (double) deaths * youngest;
+    for (long elapsed : running) {
+      atRisk += elapsed - youngest;
+    }
+    double harmonic = 0;
+    for (int i = 1; i <= running.length; i++) {
+      harmonic += 1.0 / i;
+    }
+    return Math.round(harmonic * atRisk / deaths);
   }
 
   /** Index of the first element above {@code value} in an ascending array. */

@@ -253,6 +253,33 @@ class BatchAllocationRulesTest {
         nextStage(10, 1_000))).targetExecutors());
   }
 
+  @Test
+  void executorsAskedForAStageStayKeptWhenItsForecastMovesOutAfterTheyCame() {
+    Rules rules = new Rules(false, true, true, false, false, false, false);
+    BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 1, 2_000);
+    // One straggler of the parent runs; the next stage (10 tasks) is forecast in 2 s: the
+    // lookahead asks for its executors.
+    assertEquals(10, p.evaluate(0, load(0, 1, 1, List.of(), nextStage(10, 2_000)))
+        .targetExecutors());
+    // They came (a start, 2 s, later) and wait idle; then the straggler outruns the estimate
+    // and the forecast says 30 s, beyond two starts.
+    clock.advance(2_000);
+    Decision d = p.evaluate(clock.getAsLong(), load(0, 1, 11, idle(10, 2_000),
+        nextStage(10, 30_000)));
+    assertEquals(1, d.executorsToRemove().size(),
+        "their starts are paid: 10 (the straggler's among them) kept for the 10 tasks");
+    // The rent-or-buy cap still lets them go when the stage does not come (the spread caps
+    // of up to 4 starts, all past after 8.5 s idle).
+    d = p.evaluate(clock.advance(8_500), load(0, 1, 10, idle(9, 2_000), nextStage(10, 30_000)));
+    assertEquals(9, d.executorsToRemove().size());
+
+    // A forecast that moves out before what was asked for came (a blip) keeps nothing.
+    BatchAllocationPolicy blip = policy(rules, RampUpMode.BACKLOG, 1, 2_000);
+    blip.evaluate(0, load(0, 1, 1, List.of(), nextStage(10, 2_000)));
+    Decision early = blip.evaluate(500, load(0, 1, 11, idle(10, 400), nextStage(10, 30_000)));
+    assertEquals(10, early.executorsToRemove().size());
+  }
+
   // --- early release
 
   @Test

@@ -72,6 +72,39 @@ class DemandForecastTest {
         DemandForecast.executorsExpected(1, 40, 41, 0)).upcoming().get(0).runnableInMillis());
   }
 
+  private static long[] suffixSums(long[] ascending) {
+    long[] sums = new long[ascending.length + 1];
+    for (int i = ascending.length - 1; i >= 0; i--) {
+      sums[i] = sums[i + 1] + ascending[i];
+    }
+    return sums;
+  }
+
+  @Test
+  void stragglersRunAsLongAsTheEndsOfTheEarlierOnesSay() {
+    // 900 tasks took about 5 s; 20 stragglers ran past 13 s, 10 of them ended at 16-34 s, and
+    // 10 still run (13-29 s so far). The stage's mean and median (5 s) say little of them; the
+    // ten that ended past 13 s spent 96 s past it, the running ones 81 s so far: 10 ends in
+    // 177 s at risk, one every 17.7 s, and the last of ten ends after about H(10) x 17.7 s =
+    // 51.8 s.
+    long[] finished = new long[910];
+    for (int i = 0; i < 900; i++) {
+      finished[i] = 4_000 + i * 2;
+    }
+    long[] stragglers = {16_000, 17_000, 18_000, 19_000, 20_000, 22_000, 24_000, 26_000,
+        30_000, 34_000};
+    System.arraycopy(stragglers, 0, finished, 900, 10);
+    long[] running = {13_000, 15_000, 17_000, 19_000, 21_000, 22_000, 23_000, 25_000, 27_000,
+        29_000};
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, running, finished, 40_000, 1_000), next(1, 0, 500)), 1, 256);
+    assertEquals(51_843, f.upcoming().get(0).runnableInMillis());
+    // The finished ones past each running task's age alone (the youngest: those past 13 s
+    // averaged 22.6 s) say 9.6 s, the stage's mean over its median (1.04) a second.
+    assertEquals(51_843, DemandForecast.lastOfOutrunMillis(finished, suffixSums(finished),
+        running));
+  }
+
   @Test
   void withFewerThanTwoFinishedTasksTheParentsEndIsNotKnown() {
     Forecast f = DemandForecast.of(List.of(

@@ -211,6 +211,7 @@ final class Simulation {
   }
 
   private static final String DEBUG = System.getProperty("bench.debug");
+  private static final String TAILS = System.getProperty("bench.tails");
   private String currentStrategy;
 
   private Result run(String strategy) {
@@ -305,6 +306,19 @@ final class Simulation {
           released[i], false, pendingPerStage[i], elapsed, finishedAscending(i),
           firstFinishAt[i] < 0 ? -1 : now - firstFinishAt[i],
           lastFinishAt[i] < 0 ? -1 : now - lastFinishAt[i]));
+    }
+    if (TAILS != null && TAILS.equals(currentStrategy) && now % 5000 == 0) {
+      for (StageOutlook o : outlook) {
+        if (o.submitted() && o.pendingTasks() == 0 && o.runningTasks() > 0
+            && o.runningTasks() < 20) {
+          long[] fin = o.finishedMillis();
+          System.out.printf(java.util.Locale.ROOT, "  t=%.0f stage %d running %s; finished %d,"
+              + " median %d, top %s%n",
+              now / 1000.0, o.id(), Arrays.toString(o.runningElapsedMillis()), fin.length,
+              fin.length == 0 ? 0 : fin[fin.length / 2],
+              Arrays.toString(Arrays.copyOfRange(fin, Math.max(0, fin.length - 8), fin.length)));
+        }
+      }
     }
     return DemandForecast.of(outlook, model.slotsPerExecutor(), DemandForecast.executorsExpected(
         activeExecutors, cluster.allocated() - activeExecutors, Math.max(0, lastTarget),
