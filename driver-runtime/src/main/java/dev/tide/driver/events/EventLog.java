@@ -3,8 +3,12 @@ package dev.tide.driver.events;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
@@ -18,21 +22,47 @@ import org.slf4j.LoggerFactory;
 /**
  * The application's event log: one JSON object per line ({@link EventLine}, schema and events
  * in docs/event-log.md), each stamped with the time it happened. Written to {@code <dir>/<appId>.events} in any
- * Hadoop FileSystem, flushed per line so tools can follow a running job. Thread-safe; a failing
- * log never fails the job (it is disabled after the first error).
+ * Hadoop FileSystem by a writer thread of its own, which writes what has been recorded and
+ * flushes it ({@code hflush}) in one go, within milliseconds, so tools can follow a running job:
+ * {@link #record} never waits for the file system (on HDFS a flush is a pipeline round trip;
+ * the driver's event loop made one per event, and a burst of registrations or task ends waited
+ * on them in turn). Up to {@value #QUEUE_LINES} lines wait for the writer; beyond that
+ * {@link #record} waits (nothing is dropped). {@link #close} writes what is left and closes the
+ * file. Thread-safe; a failing log never fails the job (it is disabled after the first error).
  */
 public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
+  /** Lines recorded and not yet written beyond which {@link #record} waits for the writer. */
+  static final int QUEUE_LINES = 65_536;
+  /** How long {@link #close} waits for the writer to write what is left. */
+  private static final long CLOSE_WAIT_MILLIS = 30_000;
+  private static final String END = new String("end of log");
 
   private final LongSupplier clock;
   private Consumer<EventLine> listener;
-  private OutputStream out;
   private final String where;
+  /** Null when the log is disabled (or has failed). */
+  private volatile OutputStream out;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>(QUEUE_LINES);
+  private final Thread writer;
+  private boolean closed;
 
   private EventLog(OutputStream out, String where, LongSupplier clock) {
     this.out = out;
     this.where = where;
     this.clock = clock;
+    if (out == null) {
+      this.writer = null;
+    } else {
+      this.writer = new Thread(this::writeLines, "tide-event-log");
+      writer.setDaemon(true);
+      writer.start();
+    }
+  }
+
+  /** A log written to {@code out} (tests: any stream; flushed instead of hflushed). */
+  static EventLog to(OutputStream out, String where, LongSupplier clock) {
+    return new EventLog(out, where, clock);
   }
 
   /** A log that records nothing. */
@@ -94,36 +124,94 @@ public final class EventLog implements AutoCloseable {
         LOG.warn("The event listener failed on {}", event, e);
       }
     }
-    if (out == null) {
+    if (out == null || closed) {
       return;
     }
-    String line = EventLine.json(now, event, fields) + "\n";
+    enqueue(EventLine.json(now, event, fields) + "\n");
+  }
+
+  private void enqueue(String line) {
     try {
-      out.write(line.getBytes(StandardCharsets.UTF_8));
-      if (out instanceof FSDataOutputStream fsOut) {
-        fsOut.hflush();
-      } else {
-        out.flush();
-      }
-    } catch (IOException e) {
-      LOG.warn("Event log {} failed; no more events will be written", where, e);
-      closeQuietly();
+      lines.put(line);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      LOG.warn("Interrupted while the event log {} was full; an event is not written", where);
     }
   }
 
-  @Override
-  public synchronized void close() {
-    closeQuietly();
+  /** The writer thread: writes every line recorded so far, flushes, and waits for more. */
+  private void writeLines() {
+    List<String> batch = new ArrayList<>();
+    boolean end = false;
+    while (!end) {
+      try {
+        batch.add(lines.take());
+      } catch (InterruptedException e) {
+        break; // close() gave up waiting
+      }
+      lines.drainTo(batch);
+      OutputStream stream = out;
+      try {
+        for (String line : batch) {
+          if (line == END) {
+            end = true;
+            break;
+          }
+          if (stream != null) {
+            stream.write(line.getBytes(StandardCharsets.UTF_8));
+          }
+        }
+        if (stream != null) {
+          if (stream instanceof FSDataOutputStream fsOut) {
+            fsOut.hflush();
+          } else {
+            stream.flush();
+          }
+        }
+      } catch (IOException e) {
+        LOG.warn("Event log {} failed; no more events will be written", where, e);
+        closeStream();
+      }
+      batch.clear();
+    }
+    closeStream();
   }
 
-  private void closeQuietly() {
-    if (out != null) {
+  private void closeStream() {
+    OutputStream stream = out;
+    out = null;
+    if (stream != null) {
       try {
-        out.close();
+        stream.close();
       } catch (IOException e) {
         LOG.warn("Closing event log {} failed", where, e);
       }
-      out = null;
+    }
+  }
+
+  /**
+   * Writes what has been recorded and closes the file (waiting up to 30 s for the file system);
+   * later events are not written.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed || writer == null) {
+        closed = true;
+        return;
+      }
+      closed = true;
+    }
+    enqueue(END);
+    try {
+      writer.join(CLOSE_WAIT_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (writer.isAlive()) {
+      LOG.warn("The event log {} was not written in {} ms; closing it", where,
+          CLOSE_WAIT_MILLIS);
+      writer.interrupt();
     }
   }
 }
