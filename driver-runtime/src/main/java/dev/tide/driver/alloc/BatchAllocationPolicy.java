@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *       {@code earlyRelease} when no task is pending and the plan has more stages, never below
  *       {@code max(minExecutors, target)}, nor, with {@code lookahead}, below what the stages due
  *       within two start latencies need (or those it asked new executors for a start latency
- *       ago or longer, when the forecast has since moved them out: their starts are paid; the
- *       rent-or-buy cap lets them go), nor, with {@code arrivalHold}, below what
+ *       ago or longer, when the forecast has since moved them out, but not beyond four: their
+ *       starts are paid; the rent-or-buy cap lets them go), nor, with {@code arrivalHold}, below
+ *       what
  *       {@link ArrivalHold} keeps while new work (stages no forecast listed, such as new jobs)
  *       keeps arriving.</li>
  * </ul>
@@ -314,7 +315,8 @@ public final class BatchAllocationPolicy {
   /**
    * Tasks of the upcoming stages to keep executors for: those that may be runnable within
    * {@code holdMillis}, and those the lookahead asked new executors for a start latency ago or
-   * longer ({@link #askedFor}), however far out the forecast moves them now.
+   * longer ({@link #askedFor}) while the forecast, moved out, keeps them within the cap's reach
+   * (four start latencies).
    */
   private long keptForTasks(DemandForecast.Forecast forecast, long nowMillis, long latency,
       long holdMillis) {
@@ -326,6 +328,12 @@ public final class BatchAllocationPolicy {
       Long since = askedFor.get(s.stageId());
       if (!maybeDue && since != null && nowMillis - since < latency) {
         askedFor.remove(s.stageId()); // the forecast changed before they came: a blip
+        since = null;
+      }
+      if (since != null && s.runnableInMillis() != DemandForecast.UNKNOWN
+          && s.runnableInMillis() > 4 * latency + REQUEST_SLACK_MILLIS) {
+        // Beyond the rent-or-buy cap's reach: if the forecast is right they would wait out the
+        // cap and the stage still start cold.
         since = null;
       }
       if (maybeDue || since != null) {

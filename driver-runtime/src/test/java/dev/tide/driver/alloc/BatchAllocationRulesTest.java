@@ -262,21 +262,28 @@ class BatchAllocationRulesTest {
     assertEquals(10, p.evaluate(0, load(0, 1, 1, List.of(), nextStage(10, 2_000)))
         .targetExecutors());
     // They came (a start, 2 s, later) and wait idle; then the straggler outruns the estimate
-    // and the forecast says 30 s, beyond two starts.
+    // and the forecast says 8 s, beyond two starts (4.5 s) but within the cap's four (8.5 s).
     clock.advance(2_000);
     Decision d = p.evaluate(clock.getAsLong(), load(0, 1, 11, idle(10, 2_000),
-        nextStage(10, 30_000)));
+        nextStage(10, 8_000)));
     assertEquals(1, d.executorsToRemove().size(),
         "their starts are paid: 10 (the straggler's among them) kept for the 10 tasks");
     // The rent-or-buy cap still lets them go when the stage does not come (the spread caps
     // of up to 4 starts, all past after 8.5 s idle).
-    d = p.evaluate(clock.advance(8_500), load(0, 1, 10, idle(9, 2_000), nextStage(10, 30_000)));
+    d = p.evaluate(clock.advance(8_500), load(0, 1, 10, idle(9, 2_000), nextStage(10, 8_000)));
     assertEquals(9, d.executorsToRemove().size());
+
+    // Moved out beyond four starts (the cap's reach), they go at once: were the forecast
+    // right, they would wait out the cap and the stage still start cold.
+    BatchAllocationPolicy far = policy(rules, RampUpMode.BACKLOG, 1, 2_000);
+    far.evaluate(0, load(0, 1, 1, List.of(), nextStage(10, 2_000)));
+    assertEquals(10, far.evaluate(2_000, load(0, 1, 11, idle(10, 2_000),
+        nextStage(10, 9_000))).executorsToRemove().size());
 
     // A forecast that moves out before what was asked for came (a blip) keeps nothing.
     BatchAllocationPolicy blip = policy(rules, RampUpMode.BACKLOG, 1, 2_000);
     blip.evaluate(0, load(0, 1, 1, List.of(), nextStage(10, 2_000)));
-    Decision early = blip.evaluate(500, load(0, 1, 11, idle(10, 400), nextStage(10, 30_000)));
+    Decision early = blip.evaluate(500, load(0, 1, 11, idle(10, 400), nextStage(10, 8_000)));
     assertEquals(10, early.executorsToRemove().size());
   }
 
