@@ -59,6 +59,10 @@ import org.slf4j.LoggerFactory;
 public final class Driver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
   private static final long TICK_MILLIS = 100;
+  /** The period of the driver's tick (the batch policy's evaluation, the status, the timeline). */
+  private long tickMillis = TICK_MILLIS;
+  /** Tasks submitted as of the batch policy's last evaluation. */
+  private long submittedAtEvaluation = -1;
   private static final long TIMELINE_MILLIS = 1000;
   /**
    * The key under which the client names the application's staging directory in the job's
@@ -158,6 +162,11 @@ public final class Driver implements AutoCloseable {
     this.eventListener = listener;
   }
 
+  /** Sets the tick's period (tests: a long one shows what happens without ticks). */
+  void tickMillis(long millis) {
+    this.tickMillis = millis;
+  }
+
   /** Runs the job to its end; job failures are returned, not thrown. */
   public JobResult run() throws InterruptedException {
     post(this::startJob);
@@ -168,7 +177,7 @@ public final class Driver implements AutoCloseable {
         LOG.error("Driver tick failed", e);
         finish(JobResult.failure("driver error: " + e));
       }
-    }, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
     try {
       return result.get();
     } catch (ExecutionException e) {
@@ -673,6 +682,7 @@ public final class Driver implements AutoCloseable {
   }
 
   private void evaluateBatchPolicy(long now) {
+    submittedAtEvaluation = scheduler.tasksSubmitted();
     int active = scheduler.activeExecutors();
     DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
         policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
@@ -721,6 +731,12 @@ public final class Driver implements AutoCloseable {
     for (JobScheduler.Assignment a : scheduler.assignTasks()) {
       Channel channel = registered.get(a.executorId());
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
+    }
+    if (streamingPolicy == null && (plan != null || streaming)
+        && scheduler.tasksSubmitted() != submittedAtEvaluation) {
+      // A stage was submitted: the policy sees its tasks now, not at the next tick (up to
+      // 100 ms later), so a backlog's first request goes out at once.
+      evaluateBatchPolicy(clock.getAsLong());
     }
     if (planDone != null && scheduler.failure().isPresent()) {
       endPlan(scheduler.failure().get());
