@@ -35,8 +35,7 @@ import org.slf4j.LoggerFactory;
  *       {@code arrivalAtOnce}, to {@code maxNeeded} at the evaluation that sees new work (stages
  *       no forecast listed) arrive.</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
- *       evaluates when the job starts and then every 100 ms, so within one tick of a stage's
- *       submission) and clears, with the step reset to 1, at the first evaluation that sees
+ *       evaluates every 100 ms and at once when a stage is submitted) and clears, with the step reset to 1, at the first evaluation that sees
  *       none. Reading the counts each time, rather than counting events, means no burst of
  *       task events can make the policy miss demand.</li>
  *   <li>Idle executors are removed after the idle timeout ({@code executorIdleTimeout}, or with
