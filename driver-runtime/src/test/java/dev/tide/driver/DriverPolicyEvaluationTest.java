@@ -1,7 +1,6 @@
 package dev.tide.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
@@ -10,7 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
@@ -23,13 +23,13 @@ class DriverPolicyEvaluationTest {
     conf.set(TideOptions.JOB.key(), "sleep");
     conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "4", "-mt", "20000")));
     conf.set("tide.dynamicAllocation.maxExecutors", "4");
-    List<Integer> targets = new CopyOnWriteArrayList<>();
+    CompletableFuture<Integer> firstTarget = new CompletableFuture<>();
     Driver driver = new Driver(conf, "application_1_0001",
         "secret".getBytes(StandardCharsets.UTF_8), new ExecutorAllocationClient() {
           @Override
           public void requestTotalExecutors(int targetExecutors, int localityAwareTasks,
               Map<String, Integer> hostToLocalTaskCount) {
-            targets.add(targetExecutors);
+            firstTarget.complete(targetExecutors);
           }
 
           @Override
@@ -48,12 +48,9 @@ class DriverPolicyEvaluationTest {
       }, "driver-run");
       run.setDaemon(true);
       run.start();
-      long deadline = System.nanoTime() + 20_000_000_000L;
-      while (targets.isEmpty() && System.nanoTime() < deadline) {
-        Thread.sleep(10); // polling interval of a deadline-bounded wait
-      }
-      assertTrue(!targets.isEmpty(), "no executors asked for the 4 map tasks");
-      assertEquals(4, targets.get(0), "the 4 map tasks' executors, in one request");
+      // Without an evaluation at the submission nothing is asked: this times out.
+      assertEquals(4, firstTarget.get(20, TimeUnit.SECONDS),
+          "the 4 map tasks' executors, in one request");
     } finally {
       driver.close();
     }
