@@ -117,8 +117,13 @@ public final class BatchAllocationPolicy {
   private boolean raisedInBacklog;
   /** (time, tasks submitted) samples of the last {@link #arrivalWindowMillis}. */
   private final ArrayDeque<long[]> submissions = new ArrayDeque<>();
-  /** Upcoming stages whose lookahead kept executors idle too long: not foreseen again. */
-  private final Set<Integer> notForeseen = new HashSet<>();
+  /**
+   * Upcoming stages whose lookahead kept executors idle too long: not foreseen again while the
+   * forecast stays of the kind that failed. The value says it was a guess (their parents' end
+   * not known, or a stage further ahead timed from the plan's median): an estimate from their
+   * parents' own finished tasks, once there is one, is trusted again.
+   */
+  private final Map<Integer, Boolean> notForeseen = new HashMap<>();
   /**
    * Upcoming stages the lookahead asked new executors for, and when. A start latency later those
    * executors have come, their starts are paid, and they stay kept for the stage (until the
@@ -301,7 +306,7 @@ public final class BatchAllocationPolicy {
       if (keptShare == 0 && !remove.isEmpty()) {
         for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
           if (s.mayBeRunnableWithin(holdMillis) || askedFor.containsKey(s.stageId())) {
-            notForeseen.add(s.stageId());
+            notForeseen.put(s.stageId(), isGuess(s));
             askedFor.remove(s.stageId());
           }
         }
@@ -318,7 +323,7 @@ public final class BatchAllocationPolicy {
    */
   private long keptForTasks(DemandForecast.Forecast forecast, long nowMillis, long latency,
       long holdMillis) {
-    long tasks = 0;
+    Set<Integer> kept = new HashSet<>();
     Set<Integer> upcoming = new HashSet<>();
     for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
       upcoming.add(s.stageId());
@@ -335,11 +340,11 @@ public final class BatchAllocationPolicy {
         since = null;
       }
       if (maybeDue || since != null) {
-        tasks += s.tasks();
+        kept.add(s.stageId());
       }
     }
     askedFor.keySet().retainAll(upcoming);
-    return tasks;
+    return forecast.tasksOf(s -> kept.contains(s.stageId()));
   }
 
   /**
@@ -384,13 +389,23 @@ public final class BatchAllocationPolicy {
     Set<Integer> stillUpcoming = new HashSet<>();
     for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
       stillUpcoming.add(s.stageId());
-      if (!notForeseen.contains(s.stageId())) {
+      Boolean failedGuess = notForeseen.get(s.stageId());
+      if (failedGuess != null && failedGuess && !isGuess(s)) {
+        notForeseen.remove(s.stageId());
+        failedGuess = null;
+      }
+      if (failedGuess == null) {
         kept.add(s);
       }
     }
-    notForeseen.retainAll(stillUpcoming);
+    notForeseen.keySet().retainAll(stillUpcoming);
     return new DemandForecast.Forecast(forecast.taskMillis(), forecast.taskMillisAtLeast(), kept,
         forecast.moreStages());
+  }
+
+  /** Whether the stage's forecast is a guess: its parents' end not known, or a stage further ahead. */
+  private static boolean isGuess(DemandForecast.UpcomingStage s) {
+    return s.runnableInMillis() == DemandForecast.UNKNOWN || s.depth() > 1;
   }
 
   /**

@@ -39,15 +39,25 @@ import java.util.function.Predicate;
  *   <li>A stage ends when its last running task does, or, with tasks pending, after
  *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
  *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
- *       parent ends. Stages further ahead are known to exist, not when they come. Until half of
- *       a parent's tasks have finished, the estimate is extrapolated from its short part and is
- *       trusted only as far ahead as that parent's tasks have run.</li>
+ *       parent ends. Until half of a parent's tasks have finished, the estimate is extrapolated
+ *       from its short part and is trusted only as far ahead as that parent's tasks have run.</li>
+ *   <li>A stage further ahead, behind upcoming stages of one or two tasks (whose end cannot be
+ *       timed before it comes: that takes two finished tasks), becomes runnable when the last of
+ *       them ends: when it becomes runnable plus the median run time of the plan's finished
+ *       tasks (none of its own has run; the plan's others are the only hint). Without it, an
+ *       iteration's one-task aggregate between two wide stages hid the wide one behind it: its
+ *       executors went in the first one's tail and it started cold. Behind a wider stage it is
+ *       not listed: that stage's end is timed from its first finished tasks, and the lookahead
+ *       asks a start ahead then. Not known when any stage before it is not known, or no task of
+ *       the plan has finished.</li>
  * </ul>
  * Pure and stateless.
  */
 public final class DemandForecast {
   /** A time or duration not known yet. */
   public static final long UNKNOWN = -1;
+  /** Finished tasks of a stage from which its end is timed. */
+  static final int TIMED_FROM = 2;
   /** Share of a parent's tasks finished from which its end is trusted however long they run. */
   static final double SETTLED_SHARE = 0.5;
 
@@ -60,9 +70,17 @@ public final class DemandForecast {
    * @param parentsFinishedShare the least share, over its running parents, of their tasks that
    *     have finished (of those finished, running and pending); 1 with none running
    * @param parentsLongestRunMillis how long the longest running task of its parents has run
+   * @param depth 1 when its parents are all submitted, else 1 + the largest depth of its
+   *     upcoming parents: stages of different depths on one path run one after the other
    */
   public record UpcomingStage(int stageId, int tasks, long runnableInMillis,
-      double parentsFinishedShare, long parentsLongestRunMillis) {
+      double parentsFinishedShare, long parentsLongestRunMillis, int depth) {
+    /** A stage whose parents are all submitted ({@code depth} 1). */
+    public UpcomingStage(int stageId, int tasks, long runnableInMillis,
+        double parentsFinishedShare, long parentsLongestRunMillis) {
+      this(stageId, tasks, runnableInMillis, parentsFinishedShare, parentsLongestRunMillis, 1);
+    }
+
     /** A stage whose parents' estimate is settled (most of their tasks finished). */
     public UpcomingStage(int stageId, int tasks, long runnableInMillis) {
       this(stageId, tasks, runnableInMillis, 1, 0);
@@ -123,8 +141,18 @@ public final class DemandForecast {
       return tasksOf(s -> s.mayBeRunnableWithin(millis));
     }
 
-    private long tasksOf(Predicate<UpcomingStage> which) {
-      return upcoming.stream().filter(which).mapToLong(UpcomingStage::tasks).sum();
+    /**
+     * The most tasks of {@code which} stages that run at once: the stages of one depth may run
+     * side by side, those of different depths run one after the other.
+     */
+    public long tasksOf(Predicate<UpcomingStage> which) {
+      Map<Integer, Long> byDepth = new HashMap<>();
+      for (UpcomingStage s : upcoming) {
+        if (which.test(s)) {
+          byDepth.merge(s.depth(), (long) s.tasks(), Long::sum);
+        }
+      }
+      return byDepth.values().stream().mapToLong(Long::longValue).max().orElse(0);
     }
   }
 
@@ -206,14 +234,95 @@ public final class DemandForecast {
             longestRun));
       }
     }
+    addFurtherAhead(stages, byId, upcoming, slotsPerExecutor, activeExecutors);
     long taskMillis = pendingKnown == 0 ? UNKNOWN : Math.round(pendingWork / pendingKnown);
     return new Forecast(taskMillis, atLeast, upcoming, more);
+  }
+
+  /**
+   * Adds to {@code upcoming} the stages behind upcoming ones whose runnable time is known: the
+   * latest of their submitted parents' ends and their upcoming parents' runnable times plus
+   * their rounds of the plan's median run time.
+   */
+  private static void addFurtherAhead(List<StageOutlook> stages, Map<Integer, StageOutlook> byId,
+      List<UpcomingStage> upcoming, int slotsPerExecutor, int activeExecutors) {
+    Map<Integer, UpcomingStage> listed = new HashMap<>();
+    upcoming.forEach(u -> listed.put(u.stageId(), u));
+    if (upcoming.isEmpty()
+        || stages.stream().allMatch(s -> s.submitted() || listed.containsKey(s.id()))) {
+      return;
+    }
+    long median = planMedianMillis(stages);
+    if (median == UNKNOWN) {
+      return;
+    }
+    long slots = (long) slotsPerExecutor * Math.max(1, activeExecutors);
+    boolean added = true;
+    while (added) {
+      added = false;
+      for (StageOutlook s : stages) {
+        if (s.submitted() || listed.containsKey(s.id())) {
+          continue;
+        }
+        UpcomingStage next = behindUpcoming(s, byId, listed, median, slots, slotsPerExecutor,
+            activeExecutors);
+        if (next != null) {
+          listed.put(s.id(), next);
+          upcoming.add(next);
+          added = true;
+        }
+      }
+    }
+  }
+
+  /** {@code s} as an upcoming stage behind listed ones, or null when that is not known. */
+  private static UpcomingStage behindUpcoming(StageOutlook s, Map<Integer, StageOutlook> byId,
+      Map<Integer, UpcomingStage> listed, long median, long slots, int slotsPerExecutor,
+      int activeExecutors) {
+    long runnableIn = 0;
+    double share = 1;
+    long longestRun = 0;
+    int depth = 0;
+    for (int parentId : s.parents()) {
+      StageOutlook parent = byId.get(parentId);
+      if (parent == null || parent.complete()) {
+        continue;
+      }
+      UpcomingStage before = listed.get(parentId);
+      long end;
+      if (before != null) {
+        if (before.runnableInMillis() == UNKNOWN || parent.tasks() > TIMED_FROM) {
+          return null;
+        }
+        end = before.runnableInMillis() + (parent.tasks() + slots - 1) / slots * median;
+        share = Math.min(share, before.parentsFinishedShare());
+        longestRun = Math.max(longestRun, before.parentsLongestRunMillis());
+        depth = Math.max(depth, before.depth());
+      } else if (parent.submitted()) {
+        end = endInMillis(parent, slotsPerExecutor, activeExecutors);
+        if (end == UNKNOWN) {
+          return null;
+        }
+      } else {
+        return null; // behind a stage not listed (yet)
+      }
+      runnableIn = Math.max(runnableIn, end);
+    }
+    return depth == 0 ? null
+        : new UpcomingStage(s.id(), s.tasks(), runnableIn, share, longestRun, depth + 1);
+  }
+
+  /** The median run time of the finished tasks of the plan's stages, or {@link #UNKNOWN}. */
+  private static long planMedianMillis(List<StageOutlook> stages) {
+    long[] all = stages.stream().flatMapToLong(s -> Arrays.stream(s.finishedMillis()))
+        .sorted().toArray();
+    return all.length == 0 ? UNKNOWN : all[all.length / 2];
   }
 
   /** Time until the stage's last task ends, or {@link #UNKNOWN}. */
   static long endInMillis(StageOutlook s, int slotsPerExecutor, int activeExecutors) {
     long[] finished = s.finishedMillis();
-    if (finished.length < 2) {
+    if (finished.length < TIMED_FROM) {
       return UNKNOWN;
     }
     long[] suffixSum = new long[finished.length + 1];

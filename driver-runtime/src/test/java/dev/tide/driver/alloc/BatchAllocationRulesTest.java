@@ -254,6 +254,30 @@ class BatchAllocationRulesTest {
   }
 
   @Test
+  void aStageWhoseGuessedForecastFailedIsForeseenAgainOnceItsParentsEndIsEstimated() {
+    Rules rules = new Rules(false, true, true, false, false, false, false);
+    BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    // A stage behind a one-task aggregate, its arrival guessed from the plan's median ("in
+    // 4 s"): 5 idle executors wait for it until the cap lets them all go.
+    Forecast guessed = new Forecast(DemandForecast.UNKNOWN, 0, List.of(
+        new UpcomingStage(6, 1, 1_000), new UpcomingStage(7, 10, 4_000, 1, 0, 2)), true);
+    List<IdleExecutor> idle = new ArrayList<>(idle(5, 0));
+    for (long t = 0; t <= 9_000; t = clock.advance(TICK)) {
+      Decision d = p.evaluate(t, load(0, 5, 5 + idle.size(), idle, guessed));
+      idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
+    }
+    assertEquals(0, idle.size(), "the cap let them go");
+    // Still guessed: not trusted again, nothing asked.
+    assertEquals(5, p.evaluate(clock.advance(TICK), load(0, 5, 5, List.of(),
+        new Forecast(DemandForecast.UNKNOWN, 0, List.of(new UpcomingStage(6, 1, 1_000),
+            new UpcomingStage(7, 10, 1_000, 1, 0, 2)), true))).targetExecutors());
+    // Its parents now run and their end is estimated from their finished tasks (in 1 s): a
+    // forecast of another kind, trusted again; the stage's executors are asked for.
+    assertEquals(10, p.evaluate(clock.advance(TICK), load(0, 1, 5, List.of(),
+        nextStage(10, 1_000))).targetExecutors());
+  }
+
+  @Test
   void executorsAskedForAStageStayKeptWhenItsForecastMovesOutAfterTheyCame() {
     Rules rules = new Rules(false, true, true, false, false, false, false);
     BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 1, 2_000);

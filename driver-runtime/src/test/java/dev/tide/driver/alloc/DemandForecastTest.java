@@ -179,4 +179,36 @@ class DemandForecastTest {
     assertFalse(DemandForecast.of(List.of(running(0, 5, NONE, NONE, -1, -1)), 1, 1)
         .moreStages());
   }
+
+  @Test
+  void aWideStageBehindAOneTaskAggregateComesAfterTheAggregatesGuessedRunTime() {
+    // An iteration: the wide stage 0 ends in 3 s (its running task has run 1 s; those that
+    // ran longer took 4 s on average), a one-task aggregate follows, then the next wide stage. The aggregate's run time is guessed from the
+    // plan's finished tasks (median 4 s of 2, 4, 6 s): the wide stage comes in 3 + 4 s.
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, new long[] {1_000}, new long[] {2_000, 4_000, 6_000}, 6_000, 1_000),
+        next(1, 0, 1), next(2, 1, 300)), 1, 1);
+    assertEquals(List.of(new UpcomingStage(1, 1, 3_000, 0.75, 1_000),
+        new UpcomingStage(2, 300, 7_000, 0.75, 1_000, 2)), f.upcoming());
+    // They run one after the other: the most at once is the wide stage's 300, not 301.
+    assertEquals(300, f.tasksRunnableWithin(7_000));
+    assertEquals(1, f.tasksRunnableWithin(6_999));
+
+    // Behind a stage of three tasks nothing is listed: its end is timed from its own first
+    // finished tasks, in time for the lookahead.
+    Forecast wider = DemandForecast.of(List.of(
+        running(0, 0, new long[] {1_000}, new long[] {2_000, 4_000, 6_000}, 6_000, 1_000),
+        next(1, 0, 3), next(2, 1, 300)), 1, 1);
+    assertEquals(1, wider.upcoming().size());
+  }
+
+  @Test
+  void stagesOfOneDepthRunSideBySideAndThoseOfDifferentDepthsOneAfterTheOther() {
+    Forecast f = new Forecast(DemandForecast.UNKNOWN, 0, List.of(
+        new UpcomingStage(1, 10, 1_000), new UpcomingStage(2, 5, 1_000),
+        new UpcomingStage(3, 12, 2_000, 1, 0, 2)), true);
+    assertEquals(15, f.tasksRunnableWithin(1_000));
+    assertEquals(15, f.tasksRunnableWithin(2_000));
+    assertEquals(12, f.tasksOf(s -> s.stageId() != 1));
+  }
 }
