@@ -99,6 +99,7 @@ public final class ElasticityBench {
     boolean variants = true;
     java.util.Set<String> focus = null;
     long focusLatency = 0;
+    java.util.function.LongFunction<List<Trace>> traceSet = LoadTraces::all;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seed" -> seed = Long.parseLong(args[++i]);
@@ -106,14 +107,15 @@ public final class ElasticityBench {
         case "--no-variants" -> variants = false;
         case "--focus" -> focus = java.util.Set.of(args[++i].split(","));
         case "--latency" -> focusLatency = Long.parseLong(args[++i]) * 1000;
+        case "--holdout" -> traceSet = HoldoutTraces::all;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     if (focus != null) {
-      focus(focus, focusLatency, seed, seeds);
+      focus(traceSet, focus, focusLatency, seed, seeds);
       return;
     }
-    List<Trace> traces = LoadTraces.all(seed);
+    List<Trace> traces = traceSet.apply(seed);
     List<String> targetLines = new ArrayList<>();
     for (long latency : START_LATENCIES) {
       Simulation.ClusterModel cluster = cluster(latency, seed);
@@ -147,7 +149,7 @@ public final class ElasticityBench {
     }
     if (seeds > 0) {
       System.out.println();
-      Targets.overSeeds(seed + 1, seeds);
+      Targets.overSeeds(traceSet, seed + 1, seeds);
     }
   }
 
@@ -155,7 +157,8 @@ public final class ElasticityBench {
    * {@code --focus a,b [--latency S]}: only those traces (at that start latency, else both), for
    * seeds {@code seed .. seed + seeds}: the table rows and the target line of each.
    */
-  private static void focus(java.util.Set<String> names, long onlyLatency, long seed, int seeds) {
+  private static void focus(java.util.function.LongFunction<List<Trace>> traceSet,
+      java.util.Set<String> names, long onlyLatency, long seed, int seeds) {
     Table.header();
     for (long s = seed; s <= seed + seeds; s++) {
       for (long latency : START_LATENCIES) {
@@ -163,7 +166,7 @@ public final class ElasticityBench {
           continue;
         }
         Simulation.ClusterModel cluster = cluster(latency, s);
-        for (Trace trace : LoadTraces.all(s)) {
+        for (Trace trace : traceSet.apply(s)) {
           if (names.contains(trace.name())) {
             Map<String, Simulation.Result> r = run(trace, cluster, strategies(cluster));
             Table.rows(trace, r);

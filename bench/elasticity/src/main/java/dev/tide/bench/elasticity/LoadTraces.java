@@ -178,7 +178,7 @@ final class LoadTraces {
   }
 
   /** Arrivals in one second that keep {@code concurrency} tasks of {@code millis} running. */
-  private static void addArrivals(List<Stage> stages, Random random, int second,
+  static void addArrivals(List<Stage> stages, Random random, int second,
       double concurrency, long millis) {
     int count = (int) Math.round(concurrency * 1000.0 / millis);
     if (count > 0) {
@@ -187,7 +187,7 @@ final class LoadTraces {
   }
 
   /** {@code count} durations of {@code millis} +-20%, uniformly. */
-  private static long[] uniform(Random random, int count, long millis) {
+  static long[] uniform(Random random, int count, long millis) {
     long[] durations = new long[count];
     for (int i = 0; i < count; i++) {
       durations[i] = Math.round(millis * (0.8 + 0.4 * random.nextDouble()));
@@ -196,7 +196,7 @@ final class LoadTraces {
   }
 
   /** Lognormal durations around {@code median}; a fraction of stragglers 4-10x longer. */
-  private static long[] lognormalStage(Random random, int count, double median, double sigma,
+  static long[] lognormalStage(Random random, int count, double median, double sigma,
       double stragglers) {
     long[] durations = new long[count];
     for (int i = 0; i < count; i++) {
@@ -209,7 +209,7 @@ final class LoadTraces {
     return durations;
   }
 
-  private static double logUniform(Random random, double low, double high) {
+  static double logUniform(Random random, double low, double high) {
     return Math.exp(Math.log(low) + random.nextDouble() * (Math.log(high) - Math.log(low)));
   }
 }

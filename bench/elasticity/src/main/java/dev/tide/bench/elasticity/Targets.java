@@ -54,7 +54,8 @@ final class Targets {
   }
 
   /** The targets for the defaults over {@code count} further seeds: how often each was met. */
-  static void overSeeds(long firstSeed, int count) {
+  static void overSeeds(java.util.function.LongFunction<List<Trace>> traceSet, long firstSeed,
+      int count) {
     System.out.printf(Locale.ROOT, "Targets over seeds %d..%d (default; MET count, and the worst"
         + " ratio of each kind):%n", firstSeed, firstSeed + count - 1);
     Map<String, List<Check>> checks = new LinkedHashMap<>();
@@ -64,7 +65,7 @@ final class Targets {
         Map<String, java.util.function.Function<Simulation.Environment, Simulation.Allocation>>
             strategies = new LinkedHashMap<>(ElasticityBench.strategies(cluster));
         strategies.remove("headroom");
-        for (Trace trace : LoadTraces.all(seed)) {
+        for (Trace trace : traceSet.apply(seed)) {
           Map<String, Simulation.Result> r = ElasticityBench.run(trace, cluster, strategies);
           checks.computeIfAbsent(String.format(Locale.ROOT, "%-11s start %2d s", trace.name(),
               latency / 1000), k -> new ArrayList<>()).add(Check.of(trace, r, "default"));
