@@ -4,7 +4,8 @@
 # Maven repository first when the installed jar is missing or older than driver-runtime's
 # sources. MAVEN_REPO_LOCAL selects that repository (default ~/.m2/repository); MAVEN_OFFLINE=1
 # runs Maven offline. Arguments go to the simulator: --seed N (1), --seeds K (4 further seeds
-# for the targets' robustness; 0 skips), --no-variants (skip each rule's share).
+# for the targets' robustness; 0 skips), --no-variants (skip each rule's share), --holdout (the
+# second trace set).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=../..
