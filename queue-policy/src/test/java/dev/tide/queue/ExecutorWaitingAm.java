@@ -66,7 +66,7 @@ public final class ExecutorWaitingAm {
           status = FinalApplicationStatus.FAILED;
           break;
         }
-        for (Container container : client.allocate(0.1f).getAllocatedContainers()) {
+        for (Container container : AmHeartbeat.allocate(client, 0.1f)) {
           if (held.size() < executors) {
             held.add(container);
             // Matched: take the request out of the table so the RM does not hand out more.
@@ -86,7 +86,7 @@ public final class ExecutorWaitingAm {
         allExecutors = System.currentTimeMillis();
         long holdUntil = allExecutors + holdMillis;
         while (System.currentTimeMillis() < holdUntil) {
-          client.allocate(0.5f);
+          AmHeartbeat.allocate(client, 0.5f);
           Thread.sleep(HEARTBEAT_MILLIS);
         }
       }

@@ -85,7 +85,7 @@ public final class GrowOnSignalAm {
         Path signal = resultDir.resolve(appId + ".grow");
         long signalDeadline = System.currentTimeMillis() + giveUpMillis;
         while (!Files.exists(signal) && System.currentTimeMillis() < signalDeadline) {
-          client.allocate(0.5f);
+          AmHeartbeat.allocate(client, 0.5f);
           Thread.sleep(HEARTBEAT_MILLIS); // the AM's heartbeat period, not a synchronization
         }
         if (Files.exists(signal)
@@ -94,7 +94,7 @@ public final class GrowOnSignalAm {
           writeAtomically(resultDir.resolve(appId + ".grown"), Long.toString(grown));
           long holdUntil = grown + holdMillis;
           while (System.currentTimeMillis() < holdUntil) {
-            client.allocate(0.9f);
+            AmHeartbeat.allocate(client, 0.9f);
             Thread.sleep(HEARTBEAT_MILLIS);
           }
           status = FinalApplicationStatus.SUCCEEDED;
@@ -119,7 +119,7 @@ public final class GrowOnSignalAm {
       if (System.currentTimeMillis() > deadlineMillis) {
         return false;
       }
-      for (Container container : client.allocate(0.1f).getAllocatedContainers()) {
+      for (Container container : AmHeartbeat.allocate(client, 0.1f)) {
         if (held.size() < target) {
           held.add(container);
           nodeManagers.startContainer(container, ContainerLaunchContext.newInstance(
