@@ -240,18 +240,17 @@ public final class DemandForecast {
   }
 
   /**
-   * Adds to {@code upcoming} the stages behind upcoming ones whose runnable time is known: the
-   * latest of their submitted parents' ends and their upcoming parents' runnable times plus
-   * their rounds of the plan's median run time.
+   * Adds to {@code upcoming} the stages behind upcoming ones of at most {@value #TIMED_FROM}
+   * tasks whose runnable time is known: the latest of their submitted parents' ends and their
+   * upcoming parents' runnable times plus their rounds of the plan's median run time.
    */
   private static void addFurtherAhead(List<StageOutlook> stages, Map<Integer, StageOutlook> byId,
       List<UpcomingStage> upcoming, int slotsPerExecutor, int activeExecutors) {
+    if (upcoming.stream().noneMatch(u -> u.tasks() <= TIMED_FROM)) {
+      return; // nothing is listed behind a wider stage: no need for the plan's median
+    }
     Map<Integer, UpcomingStage> listed = new HashMap<>();
     upcoming.forEach(u -> listed.put(u.stageId(), u));
-    if (upcoming.isEmpty()
-        || stages.stream().allMatch(s -> s.submitted() || listed.containsKey(s.id()))) {
-      return;
-    }
     long median = planMedianMillis(stages);
     if (median == UNKNOWN) {
       return;
