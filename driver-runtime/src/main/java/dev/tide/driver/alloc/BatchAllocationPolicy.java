@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  *       {@code arrivalAtOnce}, to {@code maxNeeded} at the evaluation that sees new work (stages
  *       no forecast listed) arrive.</li>
  *   <li>The backlog timer starts at the first evaluation that sees pending tasks (the driver
- *       evaluates every 100 ms and at once when a stage is submitted) and clears, with the step reset to 1, at the first evaluation that sees
- *       none. Reading the counts each time, rather than counting events, means no burst of
- *       task events can make the policy miss demand.</li>
+ *       evaluates every 100 ms and at once when a stage is submitted) and clears, with the step
+ *       reset to 1, at the first evaluation that sees none. Reading the counts each time,
+ *       rather than counting events, means no burst of task events can make the policy miss
+ *       demand.</li>
  *   <li>Idle executors are removed after the idle timeout ({@code executorIdleTimeout}, or with
  *       {@code adaptiveIdleTimeout} the one {@link ReuseAwareIdleTimeout} chooses), at once with
  *       {@code earlyRelease} when no task is pending and the plan has more stages, never below
@@ -389,12 +390,10 @@ public final class BatchAllocationPolicy {
     Set<Integer> stillUpcoming = new HashSet<>();
     for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
       stillUpcoming.add(s.stageId());
-      Boolean failedGuess = notForeseen.get(s.stageId());
-      if (failedGuess != null && failedGuess && !isGuess(s)) {
-        notForeseen.remove(s.stageId());
-        failedGuess = null;
+      if (Boolean.TRUE.equals(notForeseen.get(s.stageId())) && !isGuess(s)) {
+        notForeseen.remove(s.stageId()); // a failed guess: an estimate now, trusted again
       }
-      if (failedGuess == null) {
+      if (!notForeseen.containsKey(s.stageId())) {
         kept.add(s);
       }
     }
@@ -403,7 +402,7 @@ public final class BatchAllocationPolicy {
         forecast.moreStages());
   }
 
-  /** Whether the stage's forecast is a guess: its parents' end not known, or a stage further ahead. */
+  /** Whether the stage's forecast is a guess: its parents' end not known, or further ahead. */
   private static boolean isGuess(DemandForecast.UpcomingStage s) {
     return s.runnableInMillis() == DemandForecast.UNKNOWN || s.depth() > 1;
   }

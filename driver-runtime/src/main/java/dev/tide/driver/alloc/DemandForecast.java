@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntToLongFunction;
 import java.util.function.Predicate;
 
 /**
@@ -234,7 +235,9 @@ public final class DemandForecast {
             longestRun));
       }
     }
-    addFurtherAhead(stages, byId, upcoming, slotsPerExecutor, activeExecutors);
+    addFurtherAhead(stages, byId, upcoming, slotsPerExecutor, id -> endIn.computeIfAbsent(id,
+        parentId -> endInMillis(byId.get(parentId), slotsPerExecutor, activeExecutors)),
+        activeExecutors);
     long taskMillis = pendingKnown == 0 ? UNKNOWN : Math.round(pendingWork / pendingKnown);
     return new Forecast(taskMillis, atLeast, upcoming, more);
   }
@@ -245,7 +248,8 @@ public final class DemandForecast {
    * upcoming parents' runnable times plus their rounds of the plan's median run time.
    */
   private static void addFurtherAhead(List<StageOutlook> stages, Map<Integer, StageOutlook> byId,
-      List<UpcomingStage> upcoming, int slotsPerExecutor, int activeExecutors) {
+      List<UpcomingStage> upcoming, int slotsPerExecutor, IntToLongFunction endOf,
+      int activeExecutors) {
     if (upcoming.stream().noneMatch(u -> u.tasks() <= TIMED_FROM)) {
       return; // nothing is listed behind a wider stage: no need for the plan's median
     }
@@ -263,8 +267,7 @@ public final class DemandForecast {
         if (s.submitted() || listed.containsKey(s.id())) {
           continue;
         }
-        UpcomingStage next = behindUpcoming(s, byId, listed, median, slots, slotsPerExecutor,
-            activeExecutors);
+        UpcomingStage next = behindUpcoming(s, byId, listed, median, slots, endOf);
         if (next != null) {
           listed.put(s.id(), next);
           upcoming.add(next);
@@ -274,10 +277,12 @@ public final class DemandForecast {
     }
   }
 
-  /** {@code s} as an upcoming stage behind listed ones, or null when that is not known. */
+  /**
+   * {@code s} as an upcoming stage behind listed ones, or null when that is not known;
+   * {@code endOf} times a submitted stage's end.
+   */
   private static UpcomingStage behindUpcoming(StageOutlook s, Map<Integer, StageOutlook> byId,
-      Map<Integer, UpcomingStage> listed, long median, long slots, int slotsPerExecutor,
-      int activeExecutors) {
+      Map<Integer, UpcomingStage> listed, long median, long slots, IntToLongFunction endOf) {
     long runnableIn = 0;
     double share = 1;
     long longestRun = 0;
@@ -298,7 +303,7 @@ public final class DemandForecast {
         longestRun = Math.max(longestRun, before.parentsLongestRunMillis());
         depth = Math.max(depth, before.depth());
       } else if (parent.submitted()) {
-        end = endInMillis(parent, slotsPerExecutor, activeExecutors);
+        end = endOf.applyAsLong(parentId);
         if (end == UNKNOWN) {
           return null;
         }
@@ -311,11 +316,34 @@ public final class DemandForecast {
         : new UpcomingStage(s.id(), s.tasks(), runnableIn, share, longestRun, depth + 1);
   }
 
-  /** The median run time of the finished tasks of the plan's stages, or {@link #UNKNOWN}. */
-  private static long planMedianMillis(List<StageOutlook> stages) {
-    long[] all = stages.stream().flatMapToLong(s -> Arrays.stream(s.finishedMillis()))
-        .sorted().toArray();
-    return all.length == 0 ? UNKNOWN : all[all.length / 2];
+  /**
+   * The median run time of the finished tasks of the plan's stages, or {@link #UNKNOWN}: the
+   * smallest time that at least half of them exceed no more than, by bisection over the stages'
+   * ascending run times (no sort of them all on every evaluation).
+   */
+  static long planMedianMillis(List<StageOutlook> stages) {
+    List<long[]> runs = stages.stream().map(StageOutlook::finishedMillis)
+        .filter(f -> f.length > 0).toList();
+    long count = runs.stream().mapToLong(f -> f.length).sum();
+    if (count == 0) {
+      return UNKNOWN;
+    }
+    long rank = count / 2 + 1; // the median is the rank-th smallest (1-based)
+    long lo = 0;
+    long hi = runs.stream().mapToLong(f -> f[f.length - 1]).max().orElseThrow();
+    while (lo < hi) {
+      long mid = lo + (hi - lo) / 2;
+      long atMost = 0;
+      for (long[] f : runs) {
+        atMost += firstAbove(f, mid);
+      }
+      if (atMost >= rank) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
   }
 
   /** Time until the stage's last task ends, or {@link #UNKNOWN}. */

@@ -183,8 +183,9 @@ class DemandForecastTest {
   @Test
   void aWideStageBehindAOneTaskAggregateComesAfterTheAggregatesGuessedRunTime() {
     // An iteration: the wide stage 0 ends in 3 s (its running task has run 1 s; those that
-    // ran longer took 4 s on average), a one-task aggregate follows, then the next wide stage. The aggregate's run time is guessed from the
-    // plan's finished tasks (median 4 s of 2, 4, 6 s): the wide stage comes in 3 + 4 s.
+    // ran longer took 4 s on average), a one-task aggregate follows, then the next wide
+    // stage. The aggregate's run time is guessed from the plan's finished tasks (median 4 s of
+    // 2, 4, 6 s): the wide stage comes in 3 + 4 s.
     Forecast f = DemandForecast.of(List.of(
         running(0, 0, new long[] {1_000}, new long[] {2_000, 4_000, 6_000}, 6_000, 1_000),
         next(1, 0, 1), next(2, 1, 300)), 1, 1);
@@ -210,5 +211,26 @@ class DemandForecastTest {
     assertEquals(15, f.tasksRunnableWithin(1_000));
     assertEquals(15, f.tasksRunnableWithin(2_000));
     assertEquals(12, f.tasksOf(s -> s.stageId() != 1));
+  }
+
+  @Test
+  void thePlansMedianRunTimeIsTheMiddleOfAllItsStagesFinishedTasks() {
+    java.util.Random random = new java.util.Random(7);
+    for (int round = 0; round < 50; round++) {
+      List<StageOutlook> stages = new java.util.ArrayList<>();
+      List<Long> all = new java.util.ArrayList<>();
+      for (int id = 0; id < 1 + random.nextInt(4); id++) {
+        long[] finished = new long[random.nextInt(40)];
+        for (int i = 0; i < finished.length; i++) {
+          finished[i] = random.nextInt(5) == 0 ? 2_000 : 1 + random.nextInt(100_000);
+          all.add(finished[i]);
+        }
+        java.util.Arrays.sort(finished);
+        stages.add(running(id, 0, NONE, finished, -1, -1));
+      }
+      java.util.Collections.sort(all);
+      long expected = all.isEmpty() ? DemandForecast.UNKNOWN : all.get(all.size() / 2);
+      assertEquals(expected, DemandForecast.planMedianMillis(stages), "run times " + all);
+    }
   }
 }
