@@ -35,8 +35,10 @@ import java.util.function.Predicate;
  *       at risk}, the running ones counted as still at risk; the last of {@code r} ends after
  *       {@code H(r) / rate}): stragglers, a few percent of a stage that run several times its
  *       median, are a population of their own that the stage's mean and median do not
- *       describe, and the earlier ones' ends say how long the rest run. With fewer than two
- *       finished tasks in its stage, its end is not known.</li>
+ *       describe, and the earlier ones' ends say how long the rest run (when none ended past
+ *       that age, stragglers' rate is fitted past the latest end: one end, and the time they
+ *       have run since). With fewer than two finished tasks in its stage, its end is not
+ *       known.</li>
  *   <li>A stage ends when its last running task does, or, with tasks pending, after
  *       {@code ceil(pending / (slots x executors))} rounds of its mean run time.</li>
  *   <li>A stage not submitted yet whose parents are all submitted becomes runnable when its last
@@ -61,6 +63,8 @@ public final class DemandForecast {
   static final int TIMED_FROM = 2;
   /** Share of a parent's tasks finished from which its end is trusted however long they run. */
   static final double SETTLED_SHARE = 0.5;
+  /** A running task is a straggler past this many times its stage's median finished run time. */
+  static final double STRAGGLER_OVER_MEDIAN = 1.5;
 
   private DemandForecast() {}
 
@@ -400,18 +404,34 @@ public final class DemandForecast {
    * youngest one's age {@code a}: the tasks that reached {@code a} (finished ones that ran
    * longer, and the running ones, still at risk) ended at the rate {@code deaths / time at risk
    * past a}, and the last of {@code r} such tasks ends after {@code H(r) / rate} on average
-   * ({@code H(r) = 1 + 1/2 + ... + 1/r}). 0 when none has ended past {@code a} (nothing to fit).
+   * ({@code H(r) = 1 + 1/2 + ... + 1/r}). When none ended past {@code a} and the running ones
+   * are stragglers (the youngest has run over {@value #STRAGGLER_OVER_MEDIAN} times the median
+   * of the finished, as Spark's speculation counts them), the fit starts at the latest end, the
+   * longest finished run: one death, and the running ones' time at risk since. Without it, one
+   * straggler ending said nothing of those still running and the stage's other rules, timed by
+   * its thousands of short tasks, gave them a few seconds, whatever they had run: the next
+   * stage's executors came and waited a minute. 0 when there is nothing to fit.
    */
   static long lastOfOutrunMillis(long[] finishedAscending, long[] suffixSum, long[] running) {
-    long youngest = Arrays.stream(running).min().orElse(0);
-    int past = firstAbove(finishedAscending, youngest);
-    long deaths = finishedAscending.length - past;
-    if (deaths == 0 || running.length == 0) {
+    int n = finishedAscending.length;
+    if (running.length == 0 || n == 0) {
       return 0;
     }
+    long youngest = Arrays.stream(running).min().orElseThrow();
+    int past = firstAbove(finishedAscending, youngest);
+    long deaths = n - past;
+    long origin = youngest;
     double atRisk = suffixSum[past] - (double) deaths * youngest;
+    if (deaths == 0) {
+      if (youngest <= STRAGGLER_OVER_MEDIAN * finishedAscending[n / 2]) {
+        return 0;
+      }
+      origin = finishedAscending[n - 1];
+      deaths = 1;
+      atRisk = 0;
+    }
     for (long elapsed : running) {
-      atRisk += elapsed - youngest;
+      atRisk += elapsed - origin;
     }
     double harmonic = 0;
     for (int i = 1; i <= running.length; i++) {

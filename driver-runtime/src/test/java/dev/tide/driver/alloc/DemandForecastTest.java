@@ -106,6 +106,28 @@ class DemandForecastTest {
   }
 
   @Test
+  void aStragglerEndingSaysLittleOfThoseStillRunning() {
+    // 1,000 tasks took 2 s; of three skewed ones, one ended at 77 s just now, two have run
+    // 89 s. None ended past 89 s: the fit starts at the latest end, 77 s; the two have been at
+    // risk 12 s each since, 24 s for one end, and the last of two ends after 1.5 x 24 s. The
+    // stage's other rules, timed by its short tasks, said 3.3 s (mean / median - 1 = 0.037 of
+    // 89 s), and its next stage's executors were asked for at once.
+    long[] finished = new long[1_001];
+    java.util.Arrays.fill(finished, 2_000);
+    finished[1_000] = 77_000;
+    long[] running = {89_000, 89_000};
+    Forecast f = DemandForecast.of(List.of(
+        running(0, 0, running, finished, 95_000, 0), next(1, 0, 1_500)), 1, 256);
+    assertEquals(36_000, f.upcoming().get(0).runnableInMillis());
+    assertEquals(0, f.tasksRunnableWithin(10_500));
+    // Tasks of about one length that outran the finished by a little are not stragglers (the
+    // youngest has run 1.5 times the median or less): no fit from the latest end.
+    long[] even = {120_000, 120_500, 121_000};
+    assertEquals(0, DemandForecast.lastOfOutrunMillis(even, suffixSums(even),
+        new long[] {123_000, 123_000}));
+  }
+
+  @Test
   void withFewerThanTwoFinishedTasksTheParentsEndIsNotKnown() {
     Forecast f = DemandForecast.of(List.of(
         running(0, 0, new long[] {1_000}, new long[] {2_000}, 1_000, 1_000),
