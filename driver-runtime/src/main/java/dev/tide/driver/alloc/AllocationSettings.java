@@ -19,12 +19,14 @@ import org.apache.hadoop.conf.Configuration;
  * @param executorAllocationRatio in (0, 1]; exact decimal, so that ceilings are exact
  * @param arrivalHoldWeight {@code arrivalHoldWeight}: what the arrival hold counts for a released
  *     executor that the next arrival needs, in start latencies (at least 1)
+ * @param idleAllowance {@code idleAllowance}: the recent idle executor time, per busy executor
+ *     time, under which the lookahead's rent-or-buy cap lets no kept executor go (0: none)
  */
 public record AllocationSettings(boolean enabled, int minExecutors, int maxExecutors,
     int initialExecutors, int tasksPerExecutor, BigDecimal executorAllocationRatio,
     long schedulerBacklogTimeoutMillis, long sustainedSchedulerBacklogTimeoutMillis,
     long executorIdleTimeoutMillis, long cachedExecutorIdleTimeoutMillis, RampUpMode rampUp,
-    Rules rules, int arrivalHoldWeight) {
+    Rules rules, int arrivalHoldWeight, double idleAllowance) {
 
   /** {@code tide.dynamicAllocation.rampUp}. */
   public enum RampUpMode {
@@ -117,6 +119,9 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
     if (arrivalHoldWeight < 1) {
       throw bad(TideOptions.DA_ARRIVAL_HOLD_WEIGHT, arrivalHoldWeight, "must be at least 1");
     }
+    if (!(idleAllowance >= 0) || Double.isInfinite(idleAllowance)) {
+      throw bad(TideOptions.DA_IDLE_ALLOWANCE, idleAllowance, "must be at least 0");
+    }
   }
 
   /** Reads and validates the settings; {@link IllegalArgumentException} names key and value. */
@@ -141,7 +146,7 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
             TideOptions.DA_IMMEDIATE_FIRST_REQUEST.get(conf),
             TideOptions.DA_ARRIVAL_HOLD.get(conf), TideOptions.DA_ARRIVAL_TREND.get(conf),
             TideOptions.DA_ARRIVAL_AT_ONCE.get(conf)),
-        TideOptions.DA_ARRIVAL_HOLD_WEIGHT.get(conf));
+        TideOptions.DA_ARRIVAL_HOLD_WEIGHT.get(conf), TideOptions.DA_IDLE_ALLOWANCE.get(conf));
   }
 
   /** The shipped defaults with the given bounds and slots; for tests and the simulator. */
@@ -151,61 +156,68 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
 
   /**
    * Spark's semantics with the given bounds and slots (exponential ramp, 60 s idle timeout, none
-   * of the {@link Rules}); for tests and the simulator.
+   * of the {@link Rules}, no idle allowance); for tests and the simulator.
    */
   public static AllocationSettings classic(int min, int max, int tasksPerExecutor) {
     return new AllocationSettings(true, min, max, min, tasksPerExecutor, BigDecimal.ONE, 1_000,
         1_000, 60_000, 120_000, RampUpMode.EXPONENTIAL, Rules.NONE,
-        TideOptions.DA_ARRIVAL_HOLD_WEIGHT.defaultValue());
+        TideOptions.DA_ARRIVAL_HOLD_WEIGHT.defaultValue(), 0);
   }
 
   private AllocationSettings withBounds(int min, int max, int slots) {
     return new AllocationSettings(enabled, min, max, min, slots, executorAllocationRatio,
         schedulerBacklogTimeoutMillis, sustainedSchedulerBacklogTimeoutMillis,
         executorIdleTimeoutMillis, cachedExecutorIdleTimeoutMillis, rampUp, rules,
-        arrivalHoldWeight);
+        arrivalHoldWeight, idleAllowance);
   }
 
   public AllocationSettings withRules(Rules newRules) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, newRules, arrivalHoldWeight);
+        cachedExecutorIdleTimeoutMillis, rampUp, newRules, arrivalHoldWeight, idleAllowance);
   }
 
   public AllocationSettings withInitialExecutors(int initial) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initial, tasksPerExecutor,
         executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight, idleAllowance);
   }
 
   public AllocationSettings withRatio(BigDecimal ratio) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, ratio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight, idleAllowance);
   }
 
   public AllocationSettings withIdleTimeouts(long idleMillis, long cachedIdleMillis) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, idleMillis, cachedIdleMillis, rampUp, rules,
-        arrivalHoldWeight);
+        arrivalHoldWeight, idleAllowance);
   }
 
   public AllocationSettings withRampUp(RampUpMode mode) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, mode, rules, arrivalHoldWeight);
+        cachedExecutorIdleTimeoutMillis, mode, rules, arrivalHoldWeight, idleAllowance);
   }
 
   public AllocationSettings withArrivalHoldWeight(int weight) {
     return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
         tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
         sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
-        cachedExecutorIdleTimeoutMillis, rampUp, rules, weight);
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, weight, idleAllowance);
+  }
+
+  public AllocationSettings withIdleAllowance(double allowance) {
+    return new AllocationSettings(enabled, minExecutors, maxExecutors, initialExecutors,
+        tasksPerExecutor, executorAllocationRatio, schedulerBacklogTimeoutMillis,
+        sustainedSchedulerBacklogTimeoutMillis, executorIdleTimeoutMillis,
+        cachedExecutorIdleTimeoutMillis, rampUp, rules, arrivalHoldWeight, allowance);
   }
 
   /** One line for the start-up log. */
@@ -221,7 +233,8 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
         + schedulerBacklogTimeoutMillis + " ms (sustained " + sustainedSchedulerBacklogTimeoutMillis
         + " ms), idle timeout " + executorIdleTimeoutMillis + " ms (cached "
         + cachedExecutorIdleTimeoutMillis + " ms), ramp-up " + rampUp + ", " + rules
-        + (rules.arrivalHold() ? ", arrival hold weight " + arrivalHoldWeight : "");
+        + (rules.arrivalHold() ? ", arrival hold weight " + arrivalHoldWeight : "")
+        + (rules.lookahead() ? ", idle allowance " + idleAllowance : "");
   }
 
   private static BigDecimal ratio(Configuration conf) {

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  *       {@code max(minExecutors, target)}, nor, with {@code lookahead}, below what the stages due
  *       within two start latencies need (or those it asked new executors for a start latency
  *       ago or longer, when the forecast has since moved them out, but not beyond four: their
- *       starts are paid; the rent-or-buy cap lets them go), nor, with {@code arrivalHold}, below
+ *       starts are paid; the rent-or-buy cap lets them go once the application's recent idle
+ *       time exceeds {@code idleAllowance} times its busy time), nor, with {@code arrivalHold}, below
  *       what {@link ArrivalHold} keeps while new work (stages no forecast listed, such as new
  *       jobs) keeps arriving.</li>
  * </ul>
@@ -106,6 +107,7 @@ public final class BatchAllocationPolicy {
   private final ReuseAwareIdleTimeout adaptiveIdleTimeout;
   private final ArrivalHold arrivalHold;
   private final ArrivalTrend arrivalTrend = new ArrivalTrend();
+  private final IdleAllowance idleAllowance;
   /** Tasks of new work submitted as of the last evaluation. */
   private long newWorkSeen;
   private final StartLatency startLatency = new StartLatency();
@@ -142,6 +144,7 @@ public final class BatchAllocationPolicy {
     this.adaptiveIdleTimeout = new ReuseAwareIdleTimeout(settings.executorIdleTimeoutMillis());
     this.arrivalHold = new ArrivalHold(settings.executorIdleTimeoutMillis(),
         settings.arrivalHoldWeight());
+    this.idleAllowance = new IdleAllowance(settings.idleAllowance());
     this.tasksPerExecutor = BigDecimal.valueOf(settings.tasksPerExecutor());
     this.target = settings.enabled()
         ? settings.initialExecutors() : Math.max(settings.initialExecutors(), 1);
@@ -200,6 +203,8 @@ public final class BatchAllocationPolicy {
       return new Decision(target, List.of());
     }
     int before = target;
+    idleAllowance.observe(nowMillis,
+        (double) load.runningTasks() / settings.tasksPerExecutor(), load.idle().size());
     long latency = startLatency.millis();
     double arrivals = arrivalsPerSecond(nowMillis, load.tasksSubmitted(), latency);
     RampUp.Backlog backlog = new RampUp.Backlog(load.pendingTasks(),
@@ -286,7 +291,9 @@ public final class BatchAllocationPolicy {
     List<String> remove = IdleRemoval.choose(nowMillis, load.activeExecutors(),
         Math.max(floor, dueWithinTwoStarts), load.idle(), idleTimeout,
         settings.cachedExecutorIdleTimeoutMillis());
-    if (remove.isEmpty() && dueWithinTwoStarts > floor) {
+    // While the application's recent idle time is within its allowance of its busy time
+    // (idleAllowance), the cap waits: the executors stay kept for the stage.
+    if (remove.isEmpty() && dueWithinTwoStarts > floor && !idleAllowance.covers()) {
       // Rent or buy, spread: executors kept for a stage forecast to come cost their idle time;
       // releasing one the stage then needs costs a new start (two start latencies, as the
       // adaptive idle timeout counts it). One cap of two latencies for all of them loses every

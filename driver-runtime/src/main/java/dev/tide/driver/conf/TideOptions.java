@@ -174,6 +174,14 @@ public final class TideOptions {
           + " in measured start latencies: its start-up plus the arrival's work waiting for it."
           + " 2 weighs the waiting work like executor time; higher values keep more executors"
           + " between arrivals for shorter job latency.");
+  public static final ConfigOption<Double> DA_IDLE_ALLOWANCE =
+      doubleOption("tide.dynamicAllocation.idleAllowance", 1.0,
+          "With lookahead: idle executors kept for a stage forecast to come are let go by the"
+          + " rent-or-buy cap (over four start latencies) only once the application's idle"
+          + " executor time of the last minutes (decaying over ten) exceeds this many times its"
+          + " busy executor time; below that, they wait for the stage, which would otherwise"
+          + " start cold. 0 leaves it to the cap alone.")
+          .withCheck(v -> v >= 0, "must be at least 0");
   public static final ConfigOption<Boolean> DA_ARRIVAL_TREND =
       booleanOption("tide.dynamicAllocation.arrivalTrend", true,
           "While new work (stages the plan did not foresee, such as new jobs) arrives at a"
@@ -309,7 +317,8 @@ public final class TideOptions {
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,
         DA_SUSTAINED_SCHEDULER_BACKLOG_TIMEOUT, DA_CACHED_EXECUTOR_IDLE_TIMEOUT, DA_RAMP_UP,
         DA_ADAPTIVE_IDLE_TIMEOUT, DA_EARLY_RELEASE, DA_LOOKAHEAD, DA_IMMEDIATE_FIRST_REQUEST,
-        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT, DA_ARRIVAL_TREND, DA_ARRIVAL_AT_ONCE,
+        DA_ARRIVAL_HOLD, DA_ARRIVAL_HOLD_WEIGHT, DA_IDLE_ALLOWANCE, DA_ARRIVAL_TREND,
+        DA_ARRIVAL_AT_ONCE,
         STREAMING_BATCH_INTERVAL, STREAMING_STOP_AFTER, STREAMING_CHECKPOINT_DIR,
         STREAMING_RATE_SCHEDULE, STREAMING_RATE_COST, STREAMING_RATE_SPIN, STREAMING_RATE_SPLITS,
         SDA_ENABLED, SDA_POLICY, SDA_MIN_EXECUTORS, SDA_MAX_EXECUTORS, SDA_INITIAL_EXECUTORS,

@@ -33,6 +33,7 @@ class AllocationSettingsTest {
     assertEquals(0, s.minExecutors());
     assertEquals(Integer.MAX_VALUE, s.maxExecutors());
     assertEquals(0, s.initialExecutors());
+    assertEquals(1.0, s.idleAllowance());
     assertEquals(1, s.tasksPerExecutor());
     assertEquals(0, s.executorAllocationRatio().compareTo(BigDecimal.ONE));
     assertEquals(1_000, s.schedulerBacklogTimeoutMillis());
@@ -93,6 +94,10 @@ class AllocationSettingsTest {
 
   @Test
   void badValuesAreRejectedWithTheKeyAndTheValue() {
+    rejected("tide.dynamicAllocation.idleAllowance", "-0.5",
+        "tide.dynamicAllocation.idleAllowance", "-0.5");
+    rejected("tide.dynamicAllocation.idleAllowance", "lots",
+        "tide.dynamicAllocation.idleAllowance", "lots");
     rejected("tide.dynamicAllocation.executorIdleTimeout", "soon",
         "tide.dynamicAllocation.executorIdleTimeout", "soon");
     rejected("tide.dynamicAllocation.schedulerBacklogTimeout", "0",
@@ -134,7 +139,7 @@ class AllocationSettingsTest {
         + " ratio 1.0, backlog timeout 1000 ms (sustained 1000 ms), idle timeout 60000 ms"
         + " (cached 120000 ms), ramp-up backlog, adaptive idle timeout on, early release on,"
         + " lookahead on, immediate first request on, arrival hold on, arrival trend on,"
-        + " arrival at once on, arrival hold weight 9",
+        + " arrival at once on, arrival hold weight 9, idle allowance 1.0",
         AllocationSettings.from(conf()).describe());
   }
 }

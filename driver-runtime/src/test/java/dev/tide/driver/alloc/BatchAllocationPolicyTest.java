@@ -166,7 +166,7 @@ class BatchAllocationPolicyTest {
   @Test
   void disabledKeepsInitialExecutorsAndRemovesNothing() {
     AllocationSettings off = new AllocationSettings(false, 0, 100, 4, 1, BigDecimal.ONE, 1000,
-        1000, 0, 0, RampUpMode.EXPONENTIAL, AllocationSettings.Rules.NONE, 9);
+        1000, 0, 0, RampUpMode.EXPONENTIAL, AllocationSettings.Rules.NONE, 9, 0);
     BatchAllocationPolicy p = exponential(off);
     BatchAllocationPolicy.Decision d = p.evaluate(100_000, 0, 0, 4,
         List.of(new IdleExecutor("a", 0)));

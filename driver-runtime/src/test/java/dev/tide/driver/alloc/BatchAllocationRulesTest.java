@@ -254,6 +254,46 @@ class BatchAllocationRulesTest {
   }
 
   @Test
+  void executorsKeptForAForecastWaitPastTheCapWhileIdleTimeStaysUnderTheAllowance() {
+    Rules rules = new Rules(false, true, true, false, false, false, false);
+    AllocationSettings s = AllocationSettings.classic(0, 1000, 1).withRules(rules)
+        .withInitialExecutors(10).withIdleAllowance(1);
+    BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> grantable);
+    p.executorStarted(2_000);
+    // 10 executors ran tasks for 10 s: 100 executor-seconds busy.
+    tickUntil(p, 10_000, load(0, 10, 10, List.of(), nextStage(10, 60_000)));
+    // Then a straggler runs and the forecast keeps saying "in 4 s": 9 wait idle for that stage.
+    // The cap alone would let them all go by 8.5 s; 9 idle against 1 busy reach the busy time
+    // (about 100 + 1 per second, decaying) after about 12 s.
+    List<IdleExecutor> idle = new ArrayList<>(idle(9, 10_000));
+    Map<Long, Integer> activeAt = new TreeMap<>();
+    for (long t = clock.advance(TICK); t <= 30_000; t = clock.advance(TICK)) {
+      Decision d = p.evaluate(t, load(0, 1, 1 + idle.size(), idle, nextStage(10, 4_000)));
+      idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
+      activeAt.put(t, 1 + idle.size());
+    }
+    assertEquals(10, activeAt.get(18_500L), "kept past the cap (8.5 s idle)");
+    assertEquals(10, activeAt.get(21_000L));
+    assertEquals(1, activeAt.get(30_000L), "the allowance spent, the cap let them go");
+    long wentAt = activeAt.entrySet().stream().filter(e -> e.getValue() == 1).findFirst()
+        .orElseThrow().getKey();
+    assertTrue(wentAt > 21_000 && wentAt < 23_500, "went at " + wentAt);
+
+    // Without the allowance the cap alone decides: none left 8.5 s after they went idle.
+    BatchAllocationPolicy capOnly = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    for (long t = 0; t <= 10_000; t += TICK) {
+      capOnly.evaluate(t, load(0, 10, 10, List.of(), nextStage(10, 60_000)));
+    }
+    List<IdleExecutor> waiting = new ArrayList<>(idle(9, 10_000));
+    for (long t = 10_100; t <= 18_600; t += TICK) {
+      Decision d = capOnly.evaluate(t, load(0, 1, 1 + waiting.size(), waiting,
+          nextStage(10, 4_000)));
+      waiting.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
+    }
+    assertEquals(0, waiting.size());
+  }
+
+  @Test
   void aStageWhoseGuessedForecastFailedIsForeseenAgainOnceItsParentsEndIsEstimated() {
     Rules rules = new Rules(false, true, true, false, false, false, false);
     BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);

@@ -44,7 +44,7 @@ public final class ElasticityBench {
         cluster.slotsPerExecutor());
     s.put("static", policy(new AllocationSettings(false, 0, MAX_EXECUTORS, MAX_EXECUTORS,
         cluster.slotsPerExecutor(), classic.executorAllocationRatio(), 1_000, 1_000, 60_000,
-        120_000, RampUpMode.EXPONENTIAL, Rules.NONE, classic.arrivalHoldWeight())));
+        120_000, RampUpMode.EXPONENTIAL, Rules.NONE, classic.arrivalHoldWeight(), 0)));
     s.put("exponential", policy(classic));
     s.put("headroom", policy(classic.withRampUp(RampUpMode.HEADROOM)));
     s.put("default", policy(shipped(cluster)));
@@ -71,6 +71,7 @@ public final class ElasticityBench {
       v.put("-" + rule, policy(d.withRules(without(d.rules(), rule))));
     }
     v.put("holdWeight=2", policy(d.withArrivalHoldWeight(2)));
+    v.put("allowance=0", policy(d.withIdleAllowance(0)));
     v.put("ramp=expon", policy(d.withRampUp(RampUpMode.EXPONENTIAL)));
     v.put("ramp=headroom", policy(d.withRampUp(RampUpMode.HEADROOM)));
     v.put("idle=10s", policy(d.withIdleTimeouts(10_000, d.cachedExecutorIdleTimeoutMillis())));
