@@ -46,9 +46,9 @@ import org.slf4j.LoggerFactory;
  *       within two start latencies need (or those it asked new executors for a start latency
  *       ago or longer, when the forecast has since moved them out, but not beyond four: their
  *       starts are paid; the rent-or-buy cap lets them go once the application's recent idle
- *       time exceeds {@code idleAllowance} times its busy time), nor, with {@code arrivalHold}, below
- *       what {@link ArrivalHold} keeps while new work (stages no forecast listed, such as new
- *       jobs) keeps arriving.</li>
+ *       time exceeds {@code idleAllowance} times its busy time), nor, with {@code arrivalHold},
+ *       below what {@link ArrivalHold} keeps while new work (stages no forecast listed, such as
+ *       new jobs) keeps arriving.</li>
  * </ul>
  * The start latency is measured: the driver reports each executor's time from allocation to
  * registration ({@link #executorStarted}). The target starts at {@code initialExecutors}. With

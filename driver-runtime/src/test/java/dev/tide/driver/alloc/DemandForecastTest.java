@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tide.driver.alloc.DemandForecast.Forecast;
 import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
 import dev.tide.driver.scheduler.StageOutlook;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The lookahead's estimates from finished tasks, on hand-written stage snapshots. */
@@ -113,7 +117,7 @@ class DemandForecastTest {
     // stage's other rules, timed by its short tasks, said 3.3 s (mean / median - 1 = 0.037 of
     // 89 s), and its next stage's executors were asked for at once.
     long[] finished = new long[1_001];
-    java.util.Arrays.fill(finished, 2_000);
+    Arrays.fill(finished, 2_000);
     finished[1_000] = 77_000;
     long[] running = {89_000, 89_000};
     Forecast f = DemandForecast.of(List.of(
@@ -237,20 +241,20 @@ class DemandForecastTest {
 
   @Test
   void thePlansMedianRunTimeIsTheMiddleOfAllItsStagesFinishedTasks() {
-    java.util.Random random = new java.util.Random(7);
+    Random random = new Random(7);
     for (int round = 0; round < 50; round++) {
-      List<StageOutlook> stages = new java.util.ArrayList<>();
-      List<Long> all = new java.util.ArrayList<>();
+      List<StageOutlook> stages = new ArrayList<>();
+      List<Long> all = new ArrayList<>();
       for (int id = 0; id < 1 + random.nextInt(4); id++) {
         long[] finished = new long[random.nextInt(40)];
         for (int i = 0; i < finished.length; i++) {
           finished[i] = random.nextInt(5) == 0 ? 2_000 : 1 + random.nextInt(100_000);
           all.add(finished[i]);
         }
-        java.util.Arrays.sort(finished);
+        Arrays.sort(finished);
         stages.add(running(id, 0, NONE, finished, -1, -1));
       }
-      java.util.Collections.sort(all);
+      Collections.sort(all);
       long expected = all.isEmpty() ? DemandForecast.UNKNOWN : all.get(all.size() / 2);
       assertEquals(expected, DemandForecast.planMedianMillis(stages), "run times " + all);
     }
