@@ -36,6 +36,14 @@ public interface DriverCallbacks {
   boolean isExecutorRegistered(String executorId);
 
   /**
+   * Whether the driver has seen this executor go (its connection closed, or its exit reported):
+   * when the allocator stops, it waits a little for the containers of such executors to be
+   * reported complete, so that why they ended (ran out of heap, killed for memory) is logged
+   * before their containers are released. Must return at once; unknown ids return false.
+   */
+  boolean isExecutorGone(String executorId);
+
+  /**
    * How many tasks have succeeded so far: executor failures with a task's success between them
    * are not failures in a row (see {@link ExecutorFailures}). Must return at once.
    */
@@ -47,6 +55,11 @@ public interface DriverCallbacks {
       @Override
       public boolean isExecutorRegistered(String executorId) {
         return driver.isExecutorRegistered(executorId);
+      }
+
+      @Override
+      public boolean isExecutorGone(String executorId) {
+        return driver.isExecutorGone(executorId);
       }
 
       @Override

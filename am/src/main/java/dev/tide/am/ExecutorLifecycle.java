@@ -6,8 +6,11 @@ import dev.tide.am.ExecutorLauncher.LaunchFailed;
 import dev.tide.am.ExecutorLauncher.LaunchResult;
 import dev.tide.am.ExecutorLauncher.Launched;
 import dev.tide.am.ExecutorRequests.Assignment;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
@@ -19,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * (its request removed) or released at once as surplus; on the launch's result, running or
  * released and counted as a failure; released and counted when it does not register with the
  * driver in time (the launch watchdog); on completion classified (DESIGN.md "Container
- * outcome"), counted when it is a failure and reported to the driver.
+ * outcome"), counted when it is a failure and reported to the driver; when the allocator stops,
+ * released, after a short wait for the exits of executors the driver has already seen go.
  *
  * <p>Failures count towards {@code tide.executor.maxFailures} (past it the application is
  * aborted with the last failure's diagnostics) and, unless the container exceeded its memory,
@@ -30,6 +34,14 @@ import org.slf4j.LoggerFactory;
  */
 final class ExecutorLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
+  /**
+   * How long stopping waits, at most, for the completions of containers whose executors the
+   * driver has seen go: a NodeManager reports an exit to the RM on its next heartbeat and the
+   * RM to the AM on the AM's next, so an executor that died just before the application ended
+   * would otherwise be released without its exit status (out of heap, killed for memory) ever
+   * being logged.
+   */
+  static final Duration GONE_EXECUTORS_WAIT = Duration.ofSeconds(3);
 
   private final YarnAllocator.Settings settings;
   private final ExecutorRequests requests;
@@ -172,6 +184,58 @@ final class ExecutorLifecycle {
       }
     }
     return lost;
+  }
+
+  /**
+   * When the allocator stops: while a held container's executor is one the driver has seen go,
+   * heartbeats at the fast interval for {@link #GONE_EXECUTORS_WAIT} at most, so its completion
+   * is classified and logged as in a round (containers granted meanwhile are released as
+   * surplus); then releases every container still held, with a last heartbeat.
+   *
+   * @param wait false when the allocator failed: no more than the releases
+   */
+  void stop(ResourceManagerHeartbeat heartbeat, Supplier<Float> progress, boolean wait) {
+    long interval = Math.max(1, settings.fastInterval().toMillis());
+    long heartbeats = wait ? Math.max(1, GONE_EXECUTORS_WAIT.toMillis() / interval) : 0;
+    if (heartbeats > 0 && holdsGoneExecutor()) {
+      LOG.info("Stopping: waiting up to {} ms for the exit statuses of executors gone from the"
+          + " driver", GONE_EXECUTORS_WAIT.toMillis());
+    }
+    try {
+      for (long n = 0; n < heartbeats && holdsGoneExecutor(); n++) {
+        if (n > 0) {
+          Thread.sleep(interval);
+        }
+        AllocateResponse response = heartbeat.allocate(progress);
+        if (response != null) {
+          allocated(response.getAllocatedContainers(), 0);
+          completed(response.getCompletedContainersStatuses());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<Executor> held = containers.held();
+    if (!held.isEmpty()) {
+      LOG.info("Stopping: releasing {} executor containers", held.size());
+      for (Executor executor : held) {
+        try {
+          containers.release(executor, "allocator stopping");
+        } catch (RuntimeException e) {
+          LOG.warn("Cannot release container {}", executor.container.getId(), e);
+        }
+      }
+      heartbeat.last(progress);
+    }
+  }
+
+  private boolean holdsGoneExecutor() {
+    for (Executor executor : containers.held()) {
+      if (driver.isExecutorGone(executor.id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void countFailure(Executor executor, String diagnostics, boolean againstNode) {

@@ -194,7 +194,9 @@ public final class YarnAllocator implements ExecutorAllocationClient {
 
   /**
    * Stops the allocator thread and releases every container still held, with one last
-   * heartbeat so the RM learns of it. Waits at most {@code timeout}. Safe to call twice.
+   * heartbeat so the RM learns of it; containers whose executors the driver has seen go are
+   * first given a few seconds to be reported complete ({@link ExecutorLifecycle#stop}). Waits
+   * at most {@code timeout}. Safe to call twice.
    */
   public void stop(Duration timeout) throws InterruptedException {
     if (!thread.isAlive()) {
@@ -228,7 +230,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       Thread.currentThread().interrupt();
     } finally {
       try {
-        releaseAll();
+        lifecycle.stop(heartbeat, progress, !failed && !Thread.currentThread().isInterrupted());
       } catch (RuntimeException e) {
         LOG.warn("Cannot release the containers", e);
       }
@@ -332,25 +334,11 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void abortOnce(String diagnostics) {
-    if (!aborted) {
+    // Stopping, the application is ending anyway: failures counted then abort nothing.
+    if (!aborted && !stopping) {
       aborted = true;
       LOG.error("Aborting the application: {}", diagnostics);
       driver.abort(diagnostics);
-    }
-  }
-
-  private void releaseAll() {
-    List<Executor> held = containers.held();
-    if (!held.isEmpty()) {
-      LOG.info("Stopping: releasing {} executor containers", held.size());
-      for (Executor executor : held) {
-        try {
-          containers.release(executor, "allocator stopping");
-        } catch (RuntimeException e) {
-          LOG.warn("Cannot release container {}", executor.container.getId(), e);
-        }
-      }
-      heartbeat.last(progress);
     }
   }
 }

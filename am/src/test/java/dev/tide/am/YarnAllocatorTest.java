@@ -78,6 +78,9 @@ class YarnAllocatorTest {
     volatile int unreachableHeartbeats;
     /** Every heartbeat from now on is answered: the application attempt is unknown. */
     volatile boolean attemptUnknown;
+    /** Completions handed out from heartbeat {@link #completeLaterAt} on, not before. */
+    final List<ContainerStatus> toCompleteLater = Collections.synchronizedList(new ArrayList<>());
+    volatile int completeLaterAt;
 
     @Override
     public AllocateResponse allocate(float progress) throws IOException, YarnException {
@@ -108,6 +111,9 @@ class YarnAllocatorTest {
       synchronized (this) {
         allocated = drain(toAllocate);
         completed = drain(toComplete);
+        if (heartbeats + 1 >= completeLaterAt) {
+          completed.addAll(drain(toCompleteLater));
+        }
         updatedNodes = drain(toUpdateNodes);
       }
       heartbeats++;
@@ -165,6 +171,8 @@ class YarnAllocatorTest {
     final List<String> aborts = new CopyOnWriteArrayList<>();
     final List<String> events = new CopyOnWriteArrayList<>();
     final Set<String> registered = ConcurrentHashMap.newKeySet();
+    /** Executors whose connection the driver has seen close. */
+    final Set<String> gone = ConcurrentHashMap.newKeySet();
     /** "id millis": how long after its container's allocation each executor was launched. */
     final List<String> sinceAllocation = new CopyOnWriteArrayList<>();
     /** executorLaunched fails from now on, as a driver whose loop stopped would. */
@@ -210,6 +218,11 @@ class YarnAllocatorTest {
     @Override
     public boolean isExecutorRegistered(String executorId) {
       return registered.contains(executorId);
+    }
+
+    @Override
+    public boolean isExecutorGone(String executorId) {
+      return gone.contains(executorId);
     }
   }
 
@@ -946,7 +959,7 @@ class YarnAllocatorTest {
    */
   @Test
   void onItsThreadAnErrorAbortsTheApplicationAndReleasesTheContainers() {
-    List<ContainerId> running = startThreadWithTwoExecutors();
+    List<ContainerId> running = ids(startThreadWithTwoExecutors());
 
     amrm.failNextHeartbeatWith = "'java.util.List org.apache.hadoop.yarn.api.protocolrecords"
         + ".AllocateResponse.getUpdatedContainers()'";
@@ -958,15 +971,45 @@ class YarnAllocatorTest {
 
   @Test
   void stopReleasesEveryContainer() throws Exception {
-    List<ContainerId> running = startThreadWithTwoExecutors();
+    List<ContainerId> running = ids(startThreadWithTwoExecutors());
 
     allocator.stop(DEADLINE);
 
     assertEquals(Set.copyOf(running), amrm.released);
   }
 
+  /**
+   * An executor that died just before the application ended (the driver saw its connection
+   * close) is reported complete by the RM only a few heartbeats later: stopping waits for that
+   * report, so its exit (out of heap) is logged and counted, and releases only the other.
+   */
+  @Test
+  void stopWaitsForTheExitOfAnExecutorTheDriverSawGo() throws Exception {
+    List<Container> running = startThreadWithTwoExecutors();
+    Container dead = running.get(0);
+    Container alive = running.get(1);
+    String deadId = driver.events.stream()
+        .filter(e -> e.startsWith("executorLaunched ") && e.contains(dead.getId().toString()))
+        .findFirst().orElseThrow().split(" ")[2];
+
+    driver.gone.add(deadId);
+    amrm.completeLaterAt = amrm.heartbeats + 4;
+    amrm.toCompleteLater.add(TestContainers.completed(dead,
+        ExitStatusClassifier.EXECUTOR_OUT_OF_MEMORY, "Exception from container-launch."));
+    allocator.stop(DEADLINE);
+
+    String completion = driver.events.stream()
+        .filter(e -> e.startsWith("containerCompleted container " + dead.getId()))
+        .findFirst().orElseThrow(() -> new AssertionError(driver.events.toString()));
+    assertTrue(completion.contains(" executor " + deadId + " exitStatus 52 released false"
+        + " failure true diagnostics ") && completion.contains("ran out of heap"), completion);
+    assertTrue(driver.exited.stream().anyMatch(e -> e.startsWith(deadId + " failed: ")),
+        driver.exited::toString);
+    assertEquals(Set.of(alive.getId()), amrm.released);
+  }
+
   /** The allocator on its own thread, two executors launched; their containers. */
-  private List<ContainerId> startThreadWithTwoExecutors() {
+  private List<Container> startThreadWithTwoExecutors() {
     startThread(3);
     allocator.requestTotalExecutors(2, 0, Map.of());
     await("2 pending", () -> amrm.pendingAtLastHeartbeat == 2);
@@ -974,7 +1017,11 @@ class YarnAllocatorTest {
     Container b = containers.container("node2", EXECUTOR);
     amrm.toAllocate.addAll(List.of(a, b));
     await("2 launched", () -> driver.launched.size() == 2);
-    return List.of(a.getId(), b.getId());
+    return List.of(a, b);
+  }
+
+  private static List<ContainerId> ids(List<Container> containers) {
+    return containers.stream().map(Container::getId).toList();
   }
 
   /** Target 2, two containers on these hosts granted and their executors launched. */

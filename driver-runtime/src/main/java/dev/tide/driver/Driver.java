@@ -29,11 +29,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -90,7 +90,6 @@ public final class Driver implements AutoCloseable {
   private final Map<String, InetSocketAddress> launched = new HashMap<>();
   /** Executor -> when its container was allocated, until it is added. */
   private final Map<String, Long> allocatedAtMillis = new HashMap<>();
-  private final Set<String> removed = new HashSet<>();
   private JobScheduler scheduler;
   private JobPlan plan;
   /** Completed when the running plan ends (null: succeeded); null between plans. */
@@ -111,7 +110,9 @@ public final class Driver implements AutoCloseable {
   private long executorChanges;
   private volatile JobStatus status;
   /** Every executor id that ever registered; read by the AM's launch watchdog. */
-  private final Set<String> everRegistered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> everRegistered = ConcurrentHashMap.newKeySet();
+  /** Every executor id that has gone; written by the event loop, read by the AM's allocator. */
+  private final Set<String> removed = ConcurrentHashMap.newKeySet();
 
   public Driver(Configuration jobConf, String appId, byte[] secret,
       ExecutorAllocationClient allocationClient) {
@@ -219,6 +220,14 @@ public final class Driver implements AutoCloseable {
    */
   public boolean isExecutorRegistered(String executorId) {
     return everRegistered.contains(executorId);
+  }
+
+  /**
+   * True once this launched or registered executor has gone: its connection closed, or the
+   * cluster side reported its exit. Unknown ids: false. Non-blocking; safe from any thread.
+   */
+  public boolean isExecutorGone(String executorId) {
+    return removed.contains(executorId);
   }
 
   /**

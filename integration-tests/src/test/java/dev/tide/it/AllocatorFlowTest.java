@@ -166,6 +166,11 @@ class AllocatorFlowTest {
     public boolean isExecutorRegistered(String executorId) {
       return true;
     }
+
+    @Override
+    public boolean isExecutorGone(String executorId) {
+      return false;
+    }
   }
 
   /**
