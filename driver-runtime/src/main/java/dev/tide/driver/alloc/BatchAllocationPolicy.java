@@ -220,8 +220,10 @@ public final class BatchAllocationPolicy {
         ? arrivalTrend.executorsAhead(nowMillis, newWork, latency, maxNeeded) : 0;
     if (rules.arrivalAtOnce() && newWork > newWorkSeen) {
       // None of its tasks has run: nothing says they end before a start, so no backlog timeout
-      // and no waiting for that evidence.
-      rising = Math.max(rising, maxNeeded);
+      // and no waiting for that evidence. Nor that the stage behind comes later than a start
+      // after them: when it is wider, ask for it too, or it starts a whole start late.
+      rising = Math.max(rising, Math.max(maxNeeded, executorsFor(load.runningTasks()
+          + load.forecast().tasksOf(BatchAllocationPolicy::behindUnstarted))));
     }
     newWorkSeen = newWork;
     DemandForecast.Forecast forecast = trusted(load.forecast());
@@ -407,6 +409,12 @@ public final class BatchAllocationPolicy {
     notForeseen.keySet().retainAll(stillUpcoming);
     return new DemandForecast.Forecast(forecast.taskMillis(), forecast.taskMillisAtLeast(), kept,
         forecast.moreStages());
+  }
+
+  /** Whether the stage comes right behind stages none of whose tasks has finished yet. */
+  private static boolean behindUnstarted(DemandForecast.UpcomingStage s) {
+    return s.depth() == 1 && s.runnableInMillis() == DemandForecast.UNKNOWN
+        && s.parentsFinishedShare() == 0;
   }
 
   /** Whether the stage's forecast is a guess: its parents' end not known, or further ahead. */

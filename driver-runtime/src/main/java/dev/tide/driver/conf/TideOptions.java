@@ -194,7 +194,8 @@ public final class TideOptions {
           "When new work arrives (stages the plan did not foresee, such as a new job), ask at"
           + " once for the executors the pending and running tasks need, without"
           + " schedulerBacklogTimeout and without the backlog ramp's wait for evidence that the"
-          + " tasks outlast a start (none of the new tasks has run yet).");
+          + " tasks outlast a start (none of the new tasks has run yet); when the stage behind"
+          + " them is wider, ask for it too (it would otherwise be asked for a start late).");
 
   // Streaming jobs (dev.tide.driver.streaming) and their allocation policy.
   public static final ConfigOption<Duration> STREAMING_BATCH_INTERVAL =

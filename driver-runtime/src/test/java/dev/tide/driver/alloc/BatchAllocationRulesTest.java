@@ -538,6 +538,27 @@ class BatchAllocationRulesTest {
   }
 
   @Test
+  void aNewJobGetsTheExecutorsOfItsWiderSecondStageAtOnceToo() {
+    // A new job: 30 tasks pending, none finished, and behind them a stage of 60. Asked for 30,
+    // the 60 would be asked for only once the first tasks end: a whole start late.
+    assertEquals(60, targetForNewJobWithSecondStage(new UpcomingStage(8, 60,
+        DemandForecast.UNKNOWN, 0, 0)));
+    // Once some of the first stage's tasks have finished, the lookahead times the second
+    // stage: the rule asks only for what is pending.
+    assertEquals(30, targetForNewJobWithSecondStage(new UpcomingStage(8, 60,
+        DemandForecast.UNKNOWN, 0.1, 500)));
+  }
+
+  /** The target when a job of 30 tasks arrives with {@code second} behind them (10 s starts). */
+  private int targetForNewJobWithSecondStage(UpcomingStage second) {
+    Rules atOnce = new Rules(false, false, false, true, false, false, true);
+    BatchAllocationPolicy p = policy(atOnce, RampUpMode.BACKLOG, 0, 10_000);
+    p.evaluate(0, new Load(0, 0, 0, List.of(), Forecast.NONE, 0));
+    Forecast behind = new Forecast(DemandForecast.UNKNOWN, 0, List.of(second), true);
+    return p.evaluate(TICK, new Load(30, 0, 0, List.of(), behind, 30)).targetExecutors();
+  }
+
+  @Test
   void theNextStageOfARunningPlanIsNotNewWork() {
     // The forecast listed stage 7 (30 tasks): its submission is the plan going on, which the
     // lookahead provides for; the rule leaves it to the backlog ramp.

@@ -9,6 +9,7 @@ import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import dev.tide.driver.scheduler.StageOutlook;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -212,6 +213,8 @@ final class Simulation {
 
   private static final String DEBUG = System.getProperty("bench.debug");
   private static final String TAILS = System.getProperty("bench.tails");
+  private static final String JOBS = System.getProperty("bench.jobs");
+  private final Map<Integer, String> jobArrivals = new HashMap<>();
   private String currentStrategy;
 
   private Result run(String strategy) {
@@ -278,6 +281,18 @@ final class Simulation {
       int last = j + 1 < starts.size() ? starts.get(j + 1) - 1 : jobOf.length - 1;
       long done = completedAt[last] < 0 ? end : completedAt[last];
       sum += done - trace.stages().get(first).releaseAtMillis();
+      if (JOBS != null && JOBS.equals(currentStrategy)) {
+        StringBuilder shape = new StringBuilder();
+        for (int i = first; i <= last; i++) {
+          long[] t = trace.stages().get(i).taskMillis();
+          shape.append(t.length).append('x').append(Arrays.stream(t).sum() / t.length)
+              .append(' ');
+        }
+        System.out.printf(java.util.Locale.ROOT, "  job %d at %.1f: %s-> %.1f s; at arrival %s%n",
+            j, trace.stages().get(first).releaseAtMillis() / 1000.0, shape,
+            (done - trace.stages().get(first).releaseAtMillis()) / 1000.0,
+            jobArrivals.get(first));
+      }
     }
     return sum / starts.size();
   }
@@ -442,6 +457,11 @@ final class Simulation {
 
   private void release(int stage) {
     long[] tasks = trace.stages().get(stage).taskMillis();
+    if (JOBS != null && jobOf[stage] == stage) {
+      jobArrivals.put(stage, String.format(java.util.Locale.ROOT, "active %d (idle %d)"
+          + " allocated %d target %d", scheduler.activeExecutors(),
+          scheduler.idleExecutors().size(), cluster.allocated(), lastTarget));
+    }
     scheduler.submit(stage, tasks);
     tasksSubmitted += tasks.length;
     released[stage] = true;
