@@ -133,6 +133,8 @@ public final class BatchAllocationPolicy {
    * rent-or-buy cap lets them go) when the forecast moves it further out.
    */
   private final Map<Integer, Long> askedFor = new HashMap<>();
+  /** Stage -> since when its forecast has been beyond the rent-or-buy cap's reach. */
+  private final Map<Integer, Long> beyondReachSince = new HashMap<>();
   /** The last forecast's upcoming stages (id to tasks), and the tasks of those gone since. */
   private Map<Integer, Integer> upcomingTasks = new HashMap<>();
   private long foreseenTasks;
@@ -346,14 +348,23 @@ public final class BatchAllocationPolicy {
       if (since != null && s.runnableInMillis() != DemandForecast.UNKNOWN
           && s.runnableInMillis() > 4 * latency + REQUEST_SLACK_MILLIS) {
         // Beyond the rent-or-buy cap's reach: if the forecast is right they would wait out the
-        // cap and the stage still start cold.
-        since = null;
+        // cap and the stage still start cold. Only once it has said so for a start latency: a
+        // forecast that jumps out for a moment (a task outrunning the finished ones, then
+        // ending) would otherwise release them a start before the stage needs them, and one
+        // latency of waiting costs what one such release costs.
+        long beyondSince = beyondReachSince.computeIfAbsent(s.stageId(), id -> nowMillis);
+        if (nowMillis - beyondSince >= latency) {
+          since = null;
+        }
+      } else {
+        beyondReachSince.remove(s.stageId());
       }
       if (maybeDue || since != null) {
         kept.add(s.stageId());
       }
     }
     askedFor.keySet().retainAll(upcoming);
+    beyondReachSince.keySet().retainAll(upcoming);
     return forecast.tasksOf(s -> kept.contains(s.stageId()));
   }
 

@@ -337,12 +337,21 @@ class BatchAllocationRulesTest {
     d = p.evaluate(clock.advance(8_500), load(0, 1, 10, idle(9, 2_000), nextStage(10, 8_000)));
     assertEquals(9, d.executorsToRemove().size());
 
-    // Moved out beyond four starts (the cap's reach), they go at once: were the forecast
-    // right, they would wait out the cap and the stage still start cold.
+    // Moved out beyond four starts (the cap's reach) and staying there for a start latency,
+    // they go: were the forecast right, they would wait out the cap and the stage still start
+    // cold. A jump out for less than a latency releases nothing.
     BatchAllocationPolicy far = policy(rules, RampUpMode.BACKLOG, 1, 2_000);
     far.evaluate(0, load(0, 1, 1, List.of(), nextStage(10, 2_000)));
-    assertEquals(10, far.evaluate(2_000, load(0, 1, 11, idle(10, 2_000),
-        nextStage(10, 9_000))).executorsToRemove().size());
+    assertEquals(1, far.evaluate(2_000, load(0, 1, 11, idle(10, 2_000),
+        nextStage(10, 9_000))).executorsToRemove().size(), "10 kept for the 10 tasks");
+    // (Within the latency only the spread cap's share of them goes, not all 9.)
+    Load tenThere = load(0, 1, 10, idle(9, 2_000), nextStage(10, 9_000));
+    assertTrue(far.evaluate(3_000, load(0, 1, 10, idle(9, 2_000), nextStage(10, 3_000)))
+        .executorsToRemove().size() < 9, "back within reach");
+    assertTrue(far.evaluate(3_500, tenThere).executorsToRemove().size() < 9,
+        "out again: kept for a latency from now");
+    assertTrue(far.evaluate(5_400, tenThere).executorsToRemove().size() < 9);
+    assertEquals(9, far.evaluate(5_500, tenThere).executorsToRemove().size());
 
     // A forecast that moves out before what was asked for came (a blip) keeps nothing.
     BatchAllocationPolicy blip = policy(rules, RampUpMode.BACKLOG, 1, 2_000);
