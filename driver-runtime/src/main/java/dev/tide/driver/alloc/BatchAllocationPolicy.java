@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  *       within two start latencies need (or those it asked new executors for a start latency
  *       ago or longer, when the forecast has since moved them out, but not beyond four: their
  *       starts are paid; the rent-or-buy cap lets them go once the application's recent idle
- *       time exceeds {@code idleAllowance} times its busy time), nor, with {@code arrivalHold},
+ *       time exceeds {@code idleAllowance} times its busy time, spread over four start
+ *       latencies, after keeping all of them as long as earlier guessed stages' waits say pays:
+ *       {@link GuessedStageWaits}), nor, with {@code arrivalHold},
  *       below what {@link ArrivalHold} keeps while new work (stages no forecast listed, such as
  *       new jobs) keeps arriving.</li>
  * </ul>
@@ -108,6 +110,7 @@ public final class BatchAllocationPolicy {
   private final ArrivalHold arrivalHold;
   private final ArrivalTrend arrivalTrend = new ArrivalTrend();
   private final IdleAllowance idleAllowance;
+  private final GuessedStageWaits guessedWaits = new GuessedStageWaits();
   /** Tasks of new work submitted as of the last evaluation. */
   private long newWorkSeen;
   private final StartLatency startLatency = new StartLatency();
@@ -228,6 +231,11 @@ public final class BatchAllocationPolicy {
           + load.forecast().tasksOf(BatchAllocationPolicy::behindUnstarted))));
     }
     newWorkSeen = newWork;
+    long idleFor = -1;
+    for (IdleExecutor e : load.idle()) {
+      idleFor = Math.max(idleFor, nowMillis - e.idleSinceMillis());
+    }
+    observeGuesses(nowMillis, load.forecast(), idleFor);
     DemandForecast.Forecast forecast = trusted(load.forecast());
     int dueSoon = rules.lookahead()
         ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
@@ -305,13 +313,18 @@ public final class BatchAllocationPolicy {
       // four latencies (the same two on average): the share kept falls linearly with how long
       // they have waited. When none is left, the forecast was wrong and that stage is not
       // foreseen again (it gets executors as any backlog does when it becomes runnable).
+      // Where guessed stages are among those kept, and earlier guesses' waits say how long such
+      // a wait lasts, all are kept that long before the spread begins (GuessedStageWaits).
       long waited = 0;
       for (IdleExecutor e : load.idle()) {
         waited = Math.max(waited, nowMillis - e.idleSinceMillis());
       }
       long spread = 2 * (holdMillis - REQUEST_SLACK_MILLIS);
+      boolean forGuesses = forecast.upcoming().stream().anyMatch(s -> isGuess(s)
+          && (s.mayBeRunnableWithin(holdMillis) || askedFor.containsKey(s.stageId())));
+      long keepAll = forGuesses ? guessedWaits.keepAllMillis(spread, 2 * latency) : 0;
       double keptShare = Math.max(0, Math.min(1,
-          (double) (spread + REQUEST_SLACK_MILLIS - waited) / spread));
+          (double) (spread + REQUEST_SLACK_MILLIS + keepAll - waited) / spread));
       int kept = floor + (int) Math.ceil((dueWithinTwoStarts - floor) * keptShare);
       remove = IdleRemoval.choose(nowMillis, load.activeExecutors(), kept, load.idle(),
           idleTimeout, settings.cachedExecutorIdleTimeoutMillis());
@@ -325,6 +338,19 @@ public final class BatchAllocationPolicy {
       }
     }
     return remove;
+  }
+
+  /** Tells {@link #guessedWaits} which stages are listed, and guessed, now. */
+  private void observeGuesses(long nowMillis, DemandForecast.Forecast forecast, long idleFor) {
+    Set<Integer> upcoming = new HashSet<>();
+    List<Integer> guessed = new ArrayList<>();
+    for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
+      upcoming.add(s.stageId());
+      if (isGuess(s)) {
+        guessed.add(s.stageId());
+      }
+    }
+    guessedWaits.observe(nowMillis, upcoming, guessed, idleFor);
   }
 
   /**

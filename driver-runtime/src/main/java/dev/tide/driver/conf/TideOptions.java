@@ -154,7 +154,9 @@ public final class TideOptions {
           "Read the plan's DAG: ask for a stage's executors one start latency before it becomes"
           + " runnable (its parents' end estimated from their finished tasks' run times), and"
           + " keep idle executors only for stages due within two start latencies (or not known"
-          + " yet), for at most two start latencies.");
+          + " yet): they go gradually over four start latencies (two on average), after all are"
+          + " kept as long as the application's earlier waits for such guessed stages say"
+          + " pays.");
   public static final ConfigOption<Boolean> DA_IMMEDIATE_FIRST_REQUEST =
       booleanOption("tide.dynamicAllocation.immediateFirstRequest", true,
           "Ask at once, without waiting schedulerBacklogTimeout, when the backlog will clearly"

@@ -294,6 +294,35 @@ class BatchAllocationRulesTest {
   }
 
   @Test
+  void onceEarlierIterationsShowHowLongTheirAggregateTakesItsWaitIsKeptWithAllExecutors() {
+    Rules rules = new Rules(false, true, true, false, false, false, false);
+    BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    // Iterations of a wide stage (10 tasks) and a one-task aggregate of 5 s: while it runs, 9
+    // executors wait for the next wide stage, whose arrival is a guess (the aggregate's end
+    // cannot be timed from its own finished tasks).
+    List<Integer> keptThrough = new ArrayList<>();
+    for (int iteration = 0; iteration < 5; iteration++) {
+      int next = 100 + iteration;
+      tickUntil(p, clock.getAsLong() + 2_000, load(0, 10, 10, List.of(), new Forecast(
+          1_000, 0, List.of(new UpcomingStage(next - 50, 1, 1_000),
+              new UpcomingStage(next, 10, 2_000, 1, 0, 2)), true)));
+      long aggregateFrom = clock.advance(TICK);
+      List<IdleExecutor> idle = new ArrayList<>(idle(9, aggregateFrom));
+      Forecast guessed = new Forecast(DemandForecast.UNKNOWN, 0, List.of(
+          new UpcomingStage(next, 10, DemandForecast.UNKNOWN, 0, 0)), true);
+      for (long t = aggregateFrom; t < aggregateFrom + 5_000; t = clock.advance(TICK)) {
+        Decision d = p.evaluate(t, load(0, 1, 1 + idle.size(), idle, guessed));
+        idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
+      }
+      keptThrough.add(idle.size());
+    }
+    // Without a history the cap spreads its releases over 4 x 2 s: 5 s in, about half of them
+    // are gone. From the fourth iteration on, three waits of 5 s say that keeping all of them
+    // costs less than the spread (5 s each, against releases that are needed again).
+    assertEquals(List.of(5, 5, 5, 9, 9), keptThrough);
+  }
+
+  @Test
   void aStageWhoseGuessedForecastFailedIsForeseenAgainOnceItsParentsEndIsEstimated() {
     Rules rules = new Rules(false, true, true, false, false, false, false);
     BatchAllocationPolicy p = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
