@@ -516,7 +516,14 @@ final class Simulation {
     }
     int next = stage + 1;
     if (next < remainingPerStage.length && trace.stages().get(next).afterPrevious()) {
-      at(Math.max(now, trace.stages().get(next).releaseAtMillis()), () -> release(next));
+      long at = trace.stages().get(next).releaseAtMillis();
+      if (at <= now) {
+        // As the driver's scheduler does: a stage is submitted as its last parent completes,
+        // with no evaluation of the policy in between.
+        release(next);
+      } else {
+        at(at, () -> release(next));
+      }
     }
   }
 }
