@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *       {@code adaptiveIdleTimeout} the one {@link ReuseAwareIdleTimeout} chooses), at once with
  *       {@code earlyRelease} when no task is pending and the plan has more stages, never below
  *       {@code max(minExecutors, target)}, nor, with {@code lookahead}, below what the stages due
- *       within two start latencies need (or those it asked new executors for a start latency
+ *       within two start latencies need (within four for a stage whose parents' end is estimated
+ *       from most of their tasks, when its executors waiting that long fit in half the idle
+ *       allowance; or those it asked new executors for a start latency
  *       ago or longer, when the forecast has since moved them out, but not beyond four: their
  *       starts are paid; the rent-or-buy cap lets them go once the application's recent idle
  *       time exceeds {@code idleAllowance} times its busy time, spread over four start
@@ -365,7 +367,7 @@ public final class BatchAllocationPolicy {
     Set<Integer> upcoming = new HashSet<>();
     for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
       upcoming.add(s.stageId());
-      boolean maybeDue = s.mayBeRunnableWithin(holdMillis);
+      boolean maybeDue = s.mayBeRunnableWithin(holdMillis) || affordable(s, latency);
       Long since = askedFor.get(s.stageId());
       if (!maybeDue && since != null && nowMillis - since < latency) {
         askedFor.remove(s.stageId()); // the forecast changed before they came: a blip
@@ -392,6 +394,19 @@ public final class BatchAllocationPolicy {
     askedFor.keySet().retainAll(upcoming);
     beyondReachSince.keySet().retainAll(upcoming);
     return forecast.tasksOf(s -> kept.contains(s.stageId()));
+  }
+
+  /**
+   * Whether the stage, beyond two start latencies, is worth waiting for all the same: its
+   * parents' end is estimated from most of their tasks, within four start latencies (the cap's
+   * reach), and its executors waiting all that time fit in half the idle allowance. A barrier's
+   * last straggler, forecast to end 25 s out at 10 s starts, otherwise let the next stage's 167
+   * executors go, and the stage started cold (holdout `etl`).
+   */
+  private boolean affordable(DemandForecast.UpcomingStage s, long latency) {
+    return s.depth() == 1 && s.parentsFinishedShare() >= DemandForecast.SETTLED_SHARE
+        && s.runnableWithin(4 * latency + REQUEST_SLACK_MILLIS)
+        && idleAllowance.affords((double) executorsFor(s.tasks()) * s.runnableInMillis());
   }
 
   /**

@@ -44,6 +44,15 @@ final class IdleAllowance {
     lastMillis = nowMillis;
   }
 
+  /**
+   * Whether {@code executorMillis} more idle time stays within half the allowance: what the
+   * lookahead may commit up front to wait for a stage forecast beyond two start latencies,
+   * leaving the other half to the cap's own waits.
+   */
+  boolean affords(double executorMillis) {
+    return allowance > 0 && idleMillis + executorMillis <= allowance * busyMillis / 2;
+  }
+
   /** Whether the idle time is still under {@code allowance} times the busy time. */
   boolean covers() {
     return allowance > 0 && idleMillis < allowance * busyMillis;

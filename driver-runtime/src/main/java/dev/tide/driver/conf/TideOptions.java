@@ -182,7 +182,9 @@ public final class TideOptions {
           + " rent-or-buy cap (over four start latencies) only once the application's idle"
           + " executor time of the last minutes (decaying over ten) exceeds this many times its"
           + " busy executor time; below that, they wait for the stage, which would otherwise"
-          + " start cold. 0 leaves it to the cap alone.")
+          + " start cold. Within half of it, they are kept for a stage forecast (from most of its"
+          + " parents' tasks) within four start latencies as well, when waiting all that time"
+          + " fits. 0 leaves it to the cap alone.")
           .withCheck(v -> v >= 0, "must be at least 0");
   public static final ConfigOption<Boolean> DA_ARRIVAL_TREND =
       booleanOption("tide.dynamicAllocation.arrivalTrend", true,

@@ -59,6 +59,16 @@ class BatchAllocationRulesTest {
     return idle;
   }
 
+  /** Lookahead and early release, 10 executors, an idle allowance of 1. */
+  private BatchAllocationPolicy lookaheadWithAllowance(long startLatencyMillis) {
+    AllocationSettings s = AllocationSettings.classic(0, 1000, 1)
+        .withRules(new Rules(false, true, true, false, false, false, false))
+        .withInitialExecutors(10).withIdleAllowance(1);
+    BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> grantable);
+    p.executorStarted(startLatencyMillis);
+    return p;
+  }
+
   /** Evaluates every tick until {@code untilMillis}; returns the last decision. */
   private Decision tickUntil(BatchAllocationPolicy p, long untilMillis, Load load) {
     Decision d = p.evaluate(clock.getAsLong(), load);
@@ -255,11 +265,7 @@ class BatchAllocationRulesTest {
 
   @Test
   void executorsKeptForAForecastWaitPastTheCapWhileIdleTimeStaysUnderTheAllowance() {
-    Rules rules = new Rules(false, true, true, false, false, false, false);
-    AllocationSettings s = AllocationSettings.classic(0, 1000, 1).withRules(rules)
-        .withInitialExecutors(10).withIdleAllowance(1);
-    BatchAllocationPolicy p = BatchAllocationPolicy.create(s, () -> grantable);
-    p.executorStarted(2_000);
+    BatchAllocationPolicy p = lookaheadWithAllowance(2_000);
     // 10 executors ran tasks for 10 s: 100 executor-seconds busy.
     tickUntil(p, 10_000, load(0, 10, 10, List.of(), nextStage(10, 60_000)));
     // Then a straggler runs and the forecast keeps saying "in 4 s": 9 wait idle for that stage.
@@ -280,7 +286,8 @@ class BatchAllocationRulesTest {
     assertTrue(wentAt > 21_000 && wentAt < 23_500, "went at " + wentAt);
 
     // Without the allowance the cap alone decides: none left 8.5 s after they went idle.
-    BatchAllocationPolicy capOnly = policy(rules, RampUpMode.BACKLOG, 10, 2_000);
+    BatchAllocationPolicy capOnly = policy(new Rules(false, true, true, false, false, false, false),
+        RampUpMode.BACKLOG, 10, 2_000);
     for (long t = 0; t <= 10_000; t += TICK) {
       capOnly.evaluate(t, load(0, 10, 10, List.of(), nextStage(10, 60_000)));
     }
@@ -320,6 +327,30 @@ class BatchAllocationRulesTest {
     // are gone. From the fourth iteration on, three waits of 5 s say that keeping all of them
     // costs less than the spread (5 s each, against releases that are needed again).
     assertEquals(List.of(5, 5, 5, 9, 9), keptThrough);
+  }
+
+  @Test
+  void aStageForecastBeyondTwoStartsKeepsItsExecutorsWhenHalfTheAllowanceAffordsTheWait() {
+    // 10 s starts: stages due within 2 x 10 s + 0.5 s keep idle executors anyway.
+    BatchAllocationPolicy busy = lookaheadWithAllowance(10_000);
+    // 10 executors ran tasks for 100 s: about 950 executor-seconds busy (decaying).
+    tickUntil(busy, 100_000, load(0, 10, 10, List.of(), nextStage(10, 60_000)));
+    // A barrier's last straggler runs; the next stage (10 tasks) is forecast in 30 s from
+    // most of its parent's tasks: 10 executors x 30 s fit in half the allowance.
+    Decision kept = busy.evaluate(clock.advance(TICK),
+        load(0, 1, 10, idle(9, 100_000), nextStage(10, 30_000)));
+    assertEquals(List.of(), kept.executorsToRemove());
+    // Beyond four starts (the cap's reach) they go at once.
+    Decision far = busy.evaluate(clock.advance(TICK),
+        load(0, 1, 10, idle(9, 100_000), nextStage(10, 45_000)));
+    assertEquals(9, far.executorsToRemove().size());
+
+    // Without the busy time that affords the wait, a stage 30 s out lets them go at once.
+    BatchAllocationPolicy fresh = lookaheadWithAllowance(10_000);
+    tickUntil(fresh, 100_000 + 5 * TICK, load(0, 1, 10, List.of(), nextStage(10, 60_000)));
+    Decision released = fresh.evaluate(clock.advance(TICK),
+        load(0, 1, 10, idle(9, clock.getAsLong()), nextStage(10, 30_000)));
+    assertEquals(9, released.executorsToRemove().size());
   }
 
   @Test
