@@ -233,11 +233,12 @@ public final class BatchAllocationPolicy {
           + load.forecast().tasksOf(BatchAllocationPolicy::behindUnstarted))));
     }
     newWorkSeen = newWork;
-    long idleFor = -1;
+    long idleFor = -1; // how long the longest idle executor has been idle, -1 with none
     for (IdleExecutor e : load.idle()) {
       idleFor = Math.max(idleFor, nowMillis - e.idleSinceMillis());
     }
-    observeGuesses(nowMillis, load.forecast(), idleFor);
+    guessedWaits.observe(nowMillis, load.forecast().upcoming(), BatchAllocationPolicy::isGuess,
+        idleFor);
     DemandForecast.Forecast forecast = trusted(load.forecast());
     int dueSoon = rules.lookahead()
         ? executorsFor(forecast.tasksRunnableWithin(latency + REQUEST_SLACK_MILLIS)) : 0;
@@ -272,7 +273,7 @@ public final class BatchAllocationPolicy {
         nextRaiseAtMillis = nowMillis + settings.sustainedSchedulerBacklogTimeoutMillis();
       }
     }
-    List<String> remove = removals(nowMillis, load, forecast, latency);
+    List<String> remove = removals(nowMillis, load, forecast, latency, Math.max(0, idleFor));
     if (rules.adaptiveIdleTimeout()) {
       adaptiveIdleTimeout.observe(nowMillis, load.idle(), remove, Math.max(0, target - before));
     }
@@ -286,7 +287,7 @@ public final class BatchAllocationPolicy {
    * need, unless those have kept them idle for that long already.
    */
   private List<String> removals(long nowMillis, Load load, DemandForecast.Forecast forecast,
-      long latency) {
+      long latency, long waited) {
     long holdMillis = 2 * latency + REQUEST_SLACK_MILLIS;
     // Kept for a stage due within two starts, or whose parents' end is not known yet (too few
     // of their tasks finished to tell); the spread rent-or-buy cap below bounds what a wrong
@@ -317,10 +318,6 @@ public final class BatchAllocationPolicy {
       // foreseen again (it gets executors as any backlog does when it becomes runnable).
       // Where guessed stages are among those kept, and earlier guesses' waits say how long such
       // a wait lasts, all are kept that long before the spread begins (GuessedStageWaits).
-      long waited = 0;
-      for (IdleExecutor e : load.idle()) {
-        waited = Math.max(waited, nowMillis - e.idleSinceMillis());
-      }
       long spread = 2 * (holdMillis - REQUEST_SLACK_MILLIS);
       boolean forGuesses = forecast.upcoming().stream().anyMatch(s -> isGuess(s)
           && (s.mayBeRunnableWithin(holdMillis) || askedFor.containsKey(s.stageId())));
@@ -340,19 +337,6 @@ public final class BatchAllocationPolicy {
       }
     }
     return remove;
-  }
-
-  /** Tells {@link #guessedWaits} which stages are listed, and guessed, now. */
-  private void observeGuesses(long nowMillis, DemandForecast.Forecast forecast, long idleFor) {
-    Set<Integer> upcoming = new HashSet<>();
-    List<Integer> guessed = new ArrayList<>();
-    for (DemandForecast.UpcomingStage s : forecast.upcoming()) {
-      upcoming.add(s.stageId());
-      if (isGuess(s)) {
-        guessed.add(s.stageId());
-      }
-    }
-    guessedWaits.observe(nowMillis, upcoming, guessed, idleFor);
   }
 
   /**

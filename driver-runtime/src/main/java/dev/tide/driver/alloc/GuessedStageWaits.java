@@ -2,9 +2,12 @@ package dev.tide.driver.alloc;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.LongStream;
 
 /**
  * How long executors kept idle for a guessed upcoming stage (its parents' end not known yet, or
@@ -29,7 +32,10 @@ final class GuessedStageWaits {
   static final int LEARNED_FROM = 3;
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
-  /** Guessed stages listed now: since when, and since when executors have waited (or null). */
+  /**
+   * Guessed stages listed now: since when, and since when executors have waited for it (or
+   * {@link #NOT_WAITING}).
+   */
   private final Map<Integer, long[]> listed = new HashMap<>();
   private final ArrayDeque<Long> waits = new ArrayDeque<>();
 
@@ -37,22 +43,28 @@ final class GuessedStageWaits {
    * One evaluation.
    *
    * @param upcoming the stages the forecast lists now
-   * @param guessed those of them that are guesses
+   * @param isGuess which of them are guesses
    * @param idleForMillis how long the longest idle executor has been idle, or -1 with none
    */
-  void observe(long nowMillis, Set<Integer> upcoming, List<Integer> guessed,
-      long idleForMillis) {
+  void observe(long nowMillis, List<DemandForecast.UpcomingStage> upcoming,
+      Predicate<DemandForecast.UpcomingStage> isGuess, long idleForMillis) {
+    Set<Integer> ids = new HashSet<>();
+    upcoming.forEach(s -> ids.add(s.stageId()));
     for (var e = listed.entrySet().iterator(); e.hasNext(); ) {
       Map.Entry<Integer, long[]> stage = e.next();
-      if (!upcoming.contains(stage.getKey())) {
+      if (!ids.contains(stage.getKey())) {
         e.remove();
         if (stage.getValue()[1] != NOT_WAITING) {
           remember(nowMillis - stage.getValue()[1]);
         }
       }
     }
-    for (int stage : guessed) {
-      long[] since = listed.computeIfAbsent(stage, id -> new long[] {nowMillis, NOT_WAITING});
+    for (DemandForecast.UpcomingStage s : upcoming) {
+      if (!isGuess.test(s)) {
+        continue;
+      }
+      long[] since = listed.computeIfAbsent(s.stageId(),
+          id -> new long[] {nowMillis, NOT_WAITING});
       if (since[1] == NOT_WAITING && idleForMillis >= 0) {
         since[1] = Math.max(since[0], nowMillis - idleForMillis);
       }
@@ -86,7 +98,8 @@ final class GuessedStageWaits {
     }
     long best = 0;
     double bestCost = Double.MAX_VALUE;
-    for (long t : candidates()) {
+    for (long t : LongStream.concat(LongStream.of(0),
+        waits.stream().mapToLong(Long::longValue)).toArray()) {
       double cost = 0;
       for (long w : waits) {
         cost += w <= t ? w : t + spreadCost(w - t, spreadMillis, coldStartMillis);
@@ -97,15 +110,6 @@ final class GuessedStageWaits {
       }
     }
     return best;
-  }
-
-  private long[] candidates() {
-    long[] all = new long[waits.size() + 1];
-    int i = 1;
-    for (long w : waits) {
-      all[i++] = w;
-    }
-    return all;
   }
 
   /** Expected cost of the spread over a wait of {@code x}, per executor it holds. */

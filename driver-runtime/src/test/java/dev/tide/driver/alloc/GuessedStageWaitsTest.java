@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** What the waits for guessed stages say about how long the cap keeps all executors. */
@@ -15,9 +14,11 @@ class GuessedStageWaitsTest {
   /** A guessed stage listed at {@code from}, with executors idle from {@code idleFrom}. */
   private static void waitFor(GuessedStageWaits w, int stage, long from, long idleFrom,
       long cameAt) {
-    w.observe(from, Set.of(stage), List.of(stage), -1);
-    w.observe(idleFrom, Set.of(stage), List.of(stage), 0);
-    w.observe(cameAt, Set.of(), List.of(), -1);
+    List<DemandForecast.UpcomingStage> guessed = List.of(new DemandForecast.UpcomingStage(stage,
+        10, DemandForecast.UNKNOWN, 0, 0));
+    w.observe(from, guessed, s -> true, -1);
+    w.observe(idleFrom, guessed, s -> true, 0);
+    w.observe(cameAt, List.of(), s -> true, -1);
   }
 
   /** Waits that began as their stages were listed, one stage after the other. */
