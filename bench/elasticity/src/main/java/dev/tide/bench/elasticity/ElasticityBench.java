@@ -75,6 +75,10 @@ public final class ElasticityBench {
     v.put("ramp=expon", policy(d.withRampUp(RampUpMode.EXPONENTIAL)));
     v.put("ramp=headroom", policy(d.withRampUp(RampUpMode.HEADROOM)));
     v.put("idle=10s", policy(d.withIdleTimeouts(10_000, d.cachedExecutorIdleTimeoutMillis())));
+    // A warm pool a user sets for interactive sessions (minExecutors): not a default, since it
+    // holds executors through every quiet period of every application.
+    v.put("min=32", policy(AllocationSettings.defaults(32, MAX_EXECUTORS,
+        cluster.slotsPerExecutor())));
     return v;
   }
 
