@@ -32,11 +32,17 @@ final class GuessedStageWaits {
   static final int LEARNED_FROM = 3;
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
-  /**
-   * Guessed stages listed now: since when, and since when executors have waited for it (or
-   * {@link #NOT_WAITING}).
-   */
-  private final Map<Integer, long[]> listed = new HashMap<>();
+  /** A guessed stage listed now: since when, and since when executors have waited for it. */
+  private static final class Listing {
+    final long listedAt;
+    long waitingSince = NOT_WAITING;
+
+    Listing(long listedAt) {
+      this.listedAt = listedAt;
+    }
+  }
+
+  private final Map<Integer, Listing> listed = new HashMap<>();
   private final ArrayDeque<Long> waits = new ArrayDeque<>();
 
   /**
@@ -51,11 +57,11 @@ final class GuessedStageWaits {
     Set<Integer> ids = new HashSet<>();
     upcoming.forEach(s -> ids.add(s.stageId()));
     for (var e = listed.entrySet().iterator(); e.hasNext(); ) {
-      Map.Entry<Integer, long[]> stage = e.next();
+      Map.Entry<Integer, Listing> stage = e.next();
       if (!ids.contains(stage.getKey())) {
         e.remove();
-        if (stage.getValue()[1] != NOT_WAITING) {
-          remember(nowMillis - stage.getValue()[1]);
+        if (stage.getValue().waitingSince != NOT_WAITING) {
+          remember(nowMillis - stage.getValue().waitingSince);
         }
       }
     }
@@ -63,10 +69,9 @@ final class GuessedStageWaits {
       if (!isGuess.test(s)) {
         continue;
       }
-      long[] since = listed.computeIfAbsent(s.stageId(),
-          id -> new long[] {nowMillis, NOT_WAITING});
-      if (since[1] == NOT_WAITING && idleForMillis >= 0) {
-        since[1] = Math.max(since[0], nowMillis - idleForMillis);
+      Listing listing = listed.computeIfAbsent(s.stageId(), id -> new Listing(nowMillis));
+      if (listing.waitingSince == NOT_WAITING && idleForMillis >= 0) {
+        listing.waitingSince = Math.max(listing.listedAt, nowMillis - idleForMillis);
       }
     }
   }
