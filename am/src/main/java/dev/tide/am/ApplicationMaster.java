@@ -5,6 +5,7 @@ import dev.tide.driver.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
+import dev.tide.driver.ThrowableSummary;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.ConfigOptions;
 import dev.tide.driver.UserClassLoader;
@@ -131,8 +132,12 @@ public final class ApplicationMaster {
       // threads, started from this one, inherit it.
       Thread.currentThread().setContextClassLoader(UserClassLoader.forContainer(conf,
           new File("").getAbsoluteFile(), ApplicationMaster.class.getClassLoader()));
-      exitCode = new ApplicationMaster(conf, appId, host, AppSecret.fromCurrentUser(),
-          attempt.getAttemptId() >= maxAttempts).run();
+      ApplicationMaster am = new ApplicationMaster(conf, appId, host,
+          AppSecret.fromCurrentUser(), attempt.getAttemptId() >= maxAttempts);
+      // A thread of this process that dies of anything (a launcher's LinkageError, say) fails
+      // the application at once instead of leaving the job waiting for what it would have done.
+      Thread.setDefaultUncaughtExceptionHandler(am::threadDied);
+      exitCode = am.run();
     } catch (Throwable t) {
       LOG.error("ApplicationMaster failed to start", t);
       exitCode = 1;
@@ -157,10 +162,24 @@ public final class ApplicationMaster {
       diagnostics = "ApplicationMaster of " + appId + " interrupted";
       LOG.error(diagnostics, e);
     } catch (Throwable t) {
-      diagnostics = "ApplicationMaster of " + appId + " failed: " + t;
+      diagnostics = "ApplicationMaster of " + appId + " failed: " + ThrowableSummary.of(t);
       LOG.error("ApplicationMaster of {} failed", appId, t);
     }
     return shutDown(finalStatus, diagnostics);
+  }
+
+  /**
+   * A thread of the AM died of {@code cause}: the job ends as failed, naming the thread and the
+   * cause in YARN's diagnostics. Before the driver runs there is no job to end: the main thread
+   * then sees its own failures, and this only logs.
+   */
+  void threadDied(Thread thread, Throwable cause) {
+    LOG.error("Thread {} of the ApplicationMaster of {} died", thread.getName(), appId, cause);
+    Driver driver = driverRef.get();
+    if (driver != null) {
+      driver.abort("ApplicationMaster of " + appId + ": thread " + thread.getName() + " died: "
+          + ThrowableSummary.of(cause));
+    }
   }
 
   private void startAndRegister() throws Exception {

@@ -4,6 +4,7 @@ import dev.tide.am.ExecutorContainers.Executor;
 import dev.tide.am.ExecutorContainers.State;
 import dev.tide.am.ExecutorRequests.Demand;
 import dev.tide.am.ExecutorRequests.RequestDelta;
+import dev.tide.driver.ThrowableSummary;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import java.time.Duration;
 import java.util.Collection;
@@ -269,27 +270,12 @@ public final class YarnAllocator implements ExecutorAllocationClient {
       failed = true;
       LOG.error("The allocator failed; aborting the application", t);
       try {
-        abortOnce("the YARN allocator failed: " + describe(t));
+        abortOnce("the YARN allocator failed: " + ThrowableSummary.of(t));
       } catch (RuntimeException e) {
         LOG.error("Cannot abort the application", e);
       }
       return FAILED;
     }
-  }
-
-  /** The throwable, its causes and where it was thrown, on one line. */
-  static String describe(Throwable t) {
-    StringBuilder text = new StringBuilder(t.toString());
-    StackTraceElement[] trace = t.getStackTrace();
-    if (trace.length > 0) {
-      text.append(" (at ").append(trace[0]).append(')');
-    }
-    // At most a few causes: a cause chain can be long, or even a cycle.
-    Throwable cause = t.getCause();
-    for (int n = 0; cause != null && n < 3; n++, cause = cause.getCause()) {
-      text.append("; caused by ").append(cause);
-    }
-    return text.toString();
   }
 
   private void round() {

@@ -174,9 +174,11 @@ public final class Driver implements AutoCloseable {
     loop.scheduleWithFixedDelay(() -> {
       try {
         tick();
-      } catch (RuntimeException e) {
-        LOG.error("Driver tick failed", e);
-        finish(JobResult.failure("driver error: " + e));
+      } catch (Throwable t) {
+        // A scheduled task's throwable goes only to its future: caught here, or the tick stops
+        // for good and the job waits forever.
+        LOG.error("Driver tick failed", t);
+        finish(JobResult.failure("driver error: " + ThrowableSummary.of(t)));
       }
     }, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
     try {
@@ -281,9 +283,11 @@ public final class Driver implements AutoCloseable {
       loop.execute(() -> {
         try {
           work.run();
-        } catch (RuntimeException e) {
-          LOG.error("Driver event failed", e);
-          finish(JobResult.failure("driver error: " + e));
+        } catch (Throwable t) {
+          // Errors too (a user class's NoSuchMethodError in a partitioner, say): anything
+          // that escapes here would only end this task and leave the job waiting forever.
+          LOG.error("Driver event failed", t);
+          finish(JobResult.failure("driver error: " + ThrowableSummary.of(t)));
         }
       });
     } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -309,9 +313,10 @@ public final class Driver implements AutoCloseable {
     try {
       context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
       job = JobClasses.newJob(jobName);
-    } catch (Exception e) {
+    } catch (Exception | LinkageError e) {
       LOG.error("Job {} could not start", jobName, e);
-      finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
+      finish(JobResult.failure("job " + jobName + " could not start: "
+          + (e instanceof LinkageError ? ThrowableSummary.of(e) : e.getMessage())));
       return;
     }
     AllocationSettings s = policy.settings();
@@ -502,7 +507,7 @@ public final class Driver implements AutoCloseable {
     post(() -> {
       try {
         done.complete(work.get());
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         done.completeExceptionally(e);
         throw e;
       }
@@ -557,9 +562,12 @@ public final class Driver implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       end = JobResult.failure("job " + jobName + " was interrupted");
-    } catch (Exception e) {
-      LOG.error("Job {} failed in its driver code", jobName, e);
-      end = JobResult.failure("job " + jobName + " failed: " + e);
+    } catch (Throwable t) {
+      // Errors too: a NoSuchMethodError from a user jar's library clash must end the job at
+      // once, with the cause in YARN's diagnostics, not leave it "planning" until killed.
+      LOG.error("Job {} failed in its driver code", jobName, t);
+      end = JobResult.failure("job " + jobName + " failed in its driver code: "
+          + ThrowableSummary.of(t));
     }
     JobResult result = end;
     post(() -> finish(result));

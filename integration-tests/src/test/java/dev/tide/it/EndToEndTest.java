@@ -479,6 +479,22 @@ class EndToEndTest {
   }
 
   /**
+   * Issue 37: an {@link Error} in the job's planning code (here the NoSuchMethodError of a
+   * library clash) used to kill the driver's job thread silently; the application then stayed
+   * RUNNING "planning the job" until killed by hand. It must fail at once, with the cause.
+   */
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void anErrorInTheJobsPlanningFailsTheApplicationAtOnceWithItsCause() throws Exception {
+    JobRun run = Submitter.run(jobConf(), System.out, PlanningErrorJob.class.getName());
+
+    assertEquals(1, run.exitCode(), run.output());
+    assertTrue(run.output().contains("failed in its driver code: java.lang.NoSuchMethodError: "
+        + PlanningErrorJob.MISSING), run.output());
+    assertTrue(run.output().contains("final status FAILED"), run.output());
+  }
+
+  /**
    * Issue 15: an exception in the AM's allocator thread used to end the thread silently; the job
    * then waited with no allocator until the RM expired the AM (10 min by default). Here the
    * job's own rack mapping fails when the allocator resolves its first container's node: the
