@@ -101,6 +101,10 @@ final class JobPreflight {
 
   private static File readableJar(String path) throws UsageException {
     File jar = new File(path);
+    if (jar.isDirectory()) {
+      throw new UsageException("--jar " + path + ": a directory, not a jar (package the classes"
+          + " with 'jar cf job.jar -C " + path + " .')");
+    }
     if (!jar.isFile()) {
       throw new UsageException("--jar " + path + ": no such file");
     }
