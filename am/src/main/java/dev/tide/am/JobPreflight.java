@@ -6,6 +6,7 @@ import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
 import dev.tide.driver.streaming.RateSchedule;
@@ -26,8 +27,11 @@ import org.slf4j.LoggerFactory;
  * fails on the client with the reason and exit code 2 instead of as a failed application: the
  * {@code --jar} is a readable jar, the job names a built-in job or a {@link TideJob} class with
  * a public no-arg constructor (loaded from Tide's classpath, the {@code --jar} and the local
- * {@code -libjars}), and a built-in job's arguments are well-formed. A job's plan is never
- * made here: it may read the input, and runs in the ApplicationMaster.
+ * {@code -libjars}), the job's arguments are well-formed ({@link TideJob#checkArguments}) and its
+ * paths fit ({@link TideJob#checkPaths}: for the built-in jobs an input that exists and holds
+ * something to read, an output that does not exist yet; a stream's output may exist, as a
+ * directory). A job's plan is never made here: it may read the input, and runs in the
+ * ApplicationMaster.
  */
 final class JobPreflight {
   private static final Logger LOG = LoggerFactory.getLogger(JobPreflight.class);
@@ -72,7 +76,9 @@ final class JobPreflight {
             StreamingSettings.from(conf);
             RateSchedule.parse(TideOptions.STREAMING_RATE_SCHEDULE.get(conf));
             stream.checkSource(context);
+            JobPaths.requireStreamOutput(conf, stream.outputPath(context));
           }
+          job.checkPaths(context);
         } catch (IllegalArgumentException e) {
           throw new UsageException(e.getMessage());
         } catch (IOException e) {
@@ -95,6 +101,10 @@ final class JobPreflight {
 
   private static File readableJar(String path) throws UsageException {
     File jar = new File(path);
+    if (jar.isDirectory()) {
+      throw new UsageException("--jar " + path + ": a directory, not a jar (package the classes"
+          + " with 'jar cf job.jar -C " + path + " .')");
+    }
     if (!jar.isFile()) {
       throw new UsageException("--jar " + path + ": no such file");
     }

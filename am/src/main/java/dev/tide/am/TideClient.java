@@ -10,6 +10,7 @@ import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.events.EventTimeline;
 import dev.tide.driver.job.JobArgs;
+import dev.tide.shuffle.transport.LogSafe;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -202,8 +203,7 @@ public final class TideClient extends Configured implements Tool {
           err.println("tide: YARN refused " + appId + ": " + e.getMessage());
           return 1;
         }
-        out.println("Submitted " + appId + " (" + context.getApplicationName() + ") to queue "
-            + context.getQueue());
+        out.println(submittedLine(appId, context.getApplicationName(), context.getQueue()));
         return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf), detach);
       } finally {
         try {
@@ -480,6 +480,15 @@ public final class TideClient extends Configured implements Tool {
       }
       Thread.sleep(pollInterval.toMillis());
     }
+  }
+
+  /**
+   * The line that says the application was submitted; the name and queue come from settings,
+   * so a line break or terminal control in them is escaped ({@link LogSafe}).
+   */
+  static String submittedLine(ApplicationId appId, String name, String queue) {
+    return "Submitted " + appId + " (" + LogSafe.text(name) + ") to queue "
+        + LogSafe.text(queue);
   }
 
   private int reportEnd(ApplicationId appId, ApplicationReport report) {

@@ -108,6 +108,17 @@ class TideClientTest {
     output.reset();
     assertEquals(2, run("--jar", "pom.xml", "my.Job"));
     assertTrue(output().contains("--jar pom.xml: not a readable jar"), output());
+    output.reset();
+    assertEquals(2, run("--jar", "target", "my.Job"));
+    assertTrue(output().contains("tide: --jar target: a directory, not a jar"), output());
+  }
+
+  /** A name with a line break is printed as one line, escaped as the rest of the output. */
+  @Test
+  void theSubmittedLineEscapesTheNameAndQueue() {
+    assertEquals("Submitted application_1_0001 (nightly\\nrun\\u001b[31m) to queue a\\tb",
+        TideClient.submittedLine(org.apache.hadoop.yarn.api.records.ApplicationId.newInstance(1,
+            1), "nightly\nrun\u001b[31m", "a\tb"));
   }
 
   @Test

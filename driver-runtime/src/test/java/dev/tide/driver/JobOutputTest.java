@@ -48,6 +48,23 @@ class JobOutputTest {
         () -> JobOutput.prepare(conf, other.toUri().toString(), "application_1_0001"));
   }
 
+  /**
+   * The client refuses an output that exists, before submission; an uncommitted one (with
+   * {@code _temporary}) is left to the ApplicationMaster.
+   */
+  @Test
+  void theClientsCheckRefusesAnExistingOutputOnly(@TempDir Path dir) throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.checkNew(conf, out);
+    JobOutput.checkNew(conf, "");
+    JobOutput.prepare(conf, out, "application_1_0001");
+    JobOutput.checkNew(conf, out);
+    JobOutput.commit(conf, out);
+    IOException e = assertThrows(IOException.class, () -> JobOutput.checkNew(conf, out));
+    assertEquals("output directory file:" + dir.resolve("out") + " already exists",
+        e.getMessage());
+  }
+
   @Test
   void theCommittedDirectoryHoldsThePartFilesAndSuccessOnly(@TempDir Path dir)
       throws Exception {

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.AfterAll;
@@ -20,7 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * A command that cannot run is refused by the client, against a real ResourceManager, with the
  * reason and exit code 2, before it asks YARN for anything: the RM lists no new application and
- * hands out the very next application id afterwards, so not even an id was taken.
+ * hands out the very next application id afterwards, so not even an id was taken. Input and
+ * output paths are checked there too, as MapReduce's client checks its output spec.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientFailsFastTest {
@@ -31,6 +35,12 @@ class ClientFailsFastTest {
   static void startCluster() throws Exception {
     cluster = EmbeddedCluster.start("tide-fail-fast", 1, Path.of("target", "fail-fast-cluster"));
     yarn = cluster.yarnClient();
+    FileSystem fs = cluster.fileSystem();
+    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path("/ff/in/words.txt"))) {
+      out.write("a b a\n".getBytes(StandardCharsets.UTF_8));
+    }
+    fs.mkdirs(new org.apache.hadoop.fs.Path("/ff/empty"));
+    fs.create(new org.apache.hadoop.fs.Path("/ff/done/part-r-00000")).close();
   }
 
   @AfterAll
@@ -86,6 +96,12 @@ class ClientFailsFastTest {
         Arguments.of("stream-wordcount of a missing directory", new String[] {
             "stream-wordcount", "/no-such-dir", "/out"}, "tide: job stream-wordcount: input"
             + " directory hdfs://"),
+        Arguments.of("wordcount of a missing input", new String[] {"wordcount", "/ff/none",
+            "/ff/out"}, "tide: job wordcount: input path hdfs://"),
+        Arguments.of("wordcount of an empty directory", new String[] {"wordcount", "/ff/empty",
+            "/ff/out"}, "/ff/empty holds no non-empty files"),
+        Arguments.of("wordcount into an existing output", new String[] {"wordcount", "/ff/in",
+            "/ff/done"}, "/ff/done already exists"),
         Arguments.of("no job", new String[] {"-D", "tide.queue=default"},
             "tide: no job given"));
   }

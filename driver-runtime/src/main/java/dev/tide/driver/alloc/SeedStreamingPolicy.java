@@ -6,16 +6,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The source design's streaming rule ({@code policy=seed}), exactly (DESIGN.md "Allocation
- * policy (streaming micro-batch)"): nothing until {@code delay.rounds} batches were submitted;
+ * The source design's streaming rule ({@code policy=seed}) with one change, below (DESIGN.md
+ * "Allocation policy (streaming micro-batch)"): nothing until {@code delay.rounds} batches were submitted;
  * then, before each batch, {@code maxExecutors} at once when the last completed batch was
  * delayed; otherwise {@code totalRemove = round(current x ((interval - processing) / interval -
  * reserveRate))} with processing the mean of the last {@code rememberBatchSize} batches, and
  * {@code ceil(totalRemove / releaseRounds)} of them removed this round, never below
  * {@code minExecutors}.
  *
- * <p>One addition to the source: it never removes the last executor ({@code minExecutors} 0 is
- * read as 1). A streaming job always has a next batch; with no executor that batch never ends,
+ * <p>The change: it never removes the last executor ({@code minExecutors} 0 is read as 1), so
+ * the source's last step, to 0, never happens. A streaming job always has a next batch; with no executor that batch never ends,
  * no batch completes, and a rule driven by completed batches would wait at zero forever (as
  * Spark's DStreams rule does, SPARK-42972).
  */

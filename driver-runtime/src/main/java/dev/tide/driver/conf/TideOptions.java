@@ -237,11 +237,13 @@ public final class TideOptions {
           + " batch policy, which is then off for the job; enabling both is refused).");
   public static final ConfigOption<String> SDA_POLICY =
       stringOption("tide.streaming.dynamicAllocation.policy", "proportional",
-          "seed (the source design's rule) or proportional (sizes from measured cost per"
-          + " record).");
+          "seed (the source design's rule, except that it keeps at least one executor) or"
+          + " proportional (sizes from measured cost per record).");
   public static final ConfigOption<Integer> SDA_MIN_EXECUTORS =
       intOption("tide.streaming.dynamicAllocation.minExecutors", 0, 0,
-          "Lower bound on a streaming job's executors.");
+          "Lower bound on a streaming job's executors. Both policies keep at least one"
+          + " executor whatever this says (0 acts as 1), so a stream always has one to run"
+          + " its next batch.");
   public static final ConfigOption<Integer> SDA_MAX_EXECUTORS =
       intOption("tide.streaming.dynamicAllocation.maxExecutors", 50, 1,
           "Upper bound on a streaming job's executors; seed asks for all of them when a batch"

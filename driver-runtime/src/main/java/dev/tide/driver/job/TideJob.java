@@ -15,6 +15,19 @@ public interface TideJob {
    */
   default void checkArguments(JobContext context) {}
 
+  /**
+   * Checks the job's input and output paths, as MapReduce's client checks its input paths and
+   * output spec ({@code FileOutputFormat.checkOutputSpecs}): the client calls it after
+   * {@link #checkArguments} and before it submits anything, with the job's settings (so
+   * {@code FileSystem.get(context.conf())} is the cluster's default FileSystem), so that a
+   * missing input or an output that exists costs no application (exit code 2, the message
+   * printed). Look at metadata only, quickly; {@link JobPaths} has the built-in jobs' checks.
+   * Throw an {@link java.io.IOException} (or an {@link IllegalArgumentException}) naming the path
+   * and what is wrong; the default checks nothing. The ApplicationMaster does not call it: a
+   * path that changes between the check and the job still fails the job there.
+   */
+  default void checkPaths(JobContext context) throws java.io.IOException {}
+
   /** The job's one plan; jobs that override {@link #run} need not implement it. */
   default JobPlan plan(JobContext context) throws Exception {
     throw new UnsupportedOperationException(getClass().getName()

@@ -30,9 +30,30 @@ public final class FileRangeSplits {
       throws IOException {
     List<InputSplit> splits = plan(conf, inputFiles(conf, input), splitSize);
     if (splits.isEmpty()) {
-      throw new IOException("input path " + new Path(input) + " holds no non-empty files");
+      throw nothingToRead(conf, input);
     }
     return splits;
+  }
+
+  /**
+   * Checks, without reading any data, that {@link #plan} finds something to read at
+   * {@code input}: the path exists and it, or a file in it, is not empty.
+   *
+   * @throws IOException naming the path and what is wrong
+   */
+  public static void checkInput(Configuration conf, String input) throws IOException {
+    if (inputFiles(conf, input).stream().noneMatch(file -> file.getLen() > 0)) {
+      throw nothingToRead(conf, input);
+    }
+  }
+
+  private static IOException nothingToRead(Configuration conf, String input) throws IOException {
+    Path root = new Path(input);
+    FileSystem fs = root.getFileSystem(conf);
+    return new IOException(fs.getFileStatus(root).isFile()
+        ? "input file " + fs.makeQualified(root) + " is empty"
+        : "input path " + fs.makeQualified(root) + " holds no non-empty files (files whose"
+            + " names start with '_' or '.' are not read)");
   }
 
   /** The splits of the given files (none for empty files). */
@@ -60,7 +81,7 @@ public final class FileRangeSplits {
     Path root = new Path(input);
     FileSystem fs = root.getFileSystem(conf);
     if (!fs.exists(root)) {
-      throw new IOException("input path " + root + " does not exist");
+      throw new IOException("input path " + fs.makeQualified(root) + " does not exist");
     }
     List<FileStatus> files = new ArrayList<>();
     FileStatus rootStatus = fs.getFileStatus(root);

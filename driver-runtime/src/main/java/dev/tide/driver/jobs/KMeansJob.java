@@ -3,6 +3,7 @@ package dev.tide.driver.jobs;
 import dev.tide.driver.job.Combiner;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
 import dev.tide.driver.job.Mapper;
@@ -53,6 +54,12 @@ public final class KMeansJob implements TideJob {
     }
     positive(args.get(1), "k");
     positive(args.get(2), "iterations");
+  }
+
+  @Override
+  public void checkPaths(JobContext context) throws IOException {
+    JobPaths.requireInput(context.conf(), context.args().get(0));
+    JobPaths.requireNewOutput(context.conf(), context.args().get(3));
   }
 
   @Override

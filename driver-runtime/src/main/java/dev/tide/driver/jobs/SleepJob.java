@@ -2,6 +2,7 @@ package dev.tide.driver.jobs;
 
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Record;
@@ -80,6 +81,11 @@ public final class SleepJob implements TideJob {
   @Override
   public void checkArguments(JobContext context) {
     Spec.of(context);
+  }
+
+  @Override
+  public void checkPaths(JobContext context) throws java.io.IOException {
+    JobPaths.requireNewOutput(context.conf(), Spec.of(context).output());
   }
 
   @Override

@@ -3,11 +3,13 @@ package dev.tide.driver.jobs;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.BufferedOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,6 +35,12 @@ public final class SortJob implements TideJob {
     if (context.args().size() != 2) {
       throw new IllegalArgumentException("usage: sort <input path> <output path>");
     }
+  }
+
+  @Override
+  public void checkPaths(JobContext context) throws IOException {
+    JobPaths.requireInput(context.conf(), context.args().get(0));
+    JobPaths.requireNewOutput(context.conf(), context.args().get(1));
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.tide.driver.jobs;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
@@ -39,6 +40,13 @@ public final class SortValidateJob implements TideJob {
       throw new IllegalArgumentException("usage: sortvalidate <input path> <sorted path>"
           + " <report path>");
     }
+  }
+
+  @Override
+  public void checkPaths(JobContext context) throws IOException {
+    JobPaths.requireInput(context.conf(), context.args().get(0));
+    JobPaths.requireInput(context.conf(), context.args().get(1));
+    JobPaths.requireNewOutput(context.conf(), context.args().get(2));
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.Combiner;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
+import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.Reducer;
@@ -33,6 +34,12 @@ public final class WordCountJob implements TideJob {
       throw new IllegalArgumentException("usage: wordcount <input path> <output path>; got "
           + context.args().size() + " arguments " + context.args());
     }
+  }
+
+  @Override
+  public void checkPaths(JobContext context) throws IOException {
+    JobPaths.requireInput(context.conf(), context.args().get(0));
+    JobPaths.requireNewOutput(context.conf(), context.args().get(1));
   }
 
   @Override

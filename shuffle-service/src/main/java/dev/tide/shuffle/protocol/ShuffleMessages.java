@@ -14,12 +14,17 @@ import java.util.List;
 public final class ShuffleMessages {
   private ShuffleMessages() {}
 
-  /** @throws MalformedFrameException naming what is wrong, for unknown types too */
+  /**
+   * @throws MalformedFrameException naming what is wrong, for unknown types too (the type as
+   *     on the wire, 0-255); for a request whose id could be read, carrying that id
+   */
   public static ShuffleMessage decode(ByteBuf body) {
     if (!body.isReadable()) {
       throw new MalformedFrameException("empty frame");
     }
     byte type = body.readByte();
+    int wireType = Byte.toUnsignedInt(type);
+    long requestId = requestIdOf(type, body);
     try {
       return switch (type) {
         case MessageTypes.FETCH_REQUEST -> FetchRequest.decode(body);
@@ -27,13 +32,25 @@ public final class ShuffleMessages {
         case MessageTypes.ERROR -> ErrorReply.decode(body);
         case MessageTypes.VERIFY_REQUEST -> VerifyRequest.decode(body);
         case MessageTypes.VERIFY_REPLY -> VerifyReply.decode(body);
-        default -> throw new MalformedFrameException("unknown shuffle message type " + type);
+        default -> throw new MalformedFrameException("unknown shuffle message type " + wireType);
       };
+    } catch (MalformedFrameException e) {
+      throw new MalformedFrameException(e.getMessage(), requestId);
     } catch (IndexOutOfBoundsException e) {
-      throw new MalformedFrameException("truncated message of type " + type);
+      throw new MalformedFrameException("truncated message of type " + wireType, requestId);
     } catch (IllegalArgumentException e) {
-      throw new MalformedFrameException("invalid message of type " + type + ": " + e.getMessage());
+      throw new MalformedFrameException("invalid message of type " + wireType + ": "
+          + e.getMessage(), requestId);
     }
+  }
+
+  /**
+   * The request id a FETCH_REQUEST or VERIFY_REQUEST body (after its type byte) starts with,
+   * without moving the reader index; -1 for other types or a body too short to hold one.
+   */
+  private static long requestIdOf(byte type, ByteBuf body) {
+    boolean request = type == MessageTypes.FETCH_REQUEST || type == MessageTypes.VERIFY_REQUEST;
+    return request && body.readableBytes() >= Long.BYTES ? body.getLong(body.readerIndex()) : -1;
   }
 
   static void writeBlocks(ByteBuf buf, List<BlockId> blocks) {

@@ -122,7 +122,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     try {
       message = ShuffleMessages.decode(body);
     } catch (MalformedFrameException e) {
-      badFrame(ctx, -1, e.getMessage());
+      badFrame(ctx, e.requestId(), e.getMessage());
       return;
     } finally {
       body.release();

@@ -71,7 +71,7 @@ final class HandshakeMessages {
         case OK -> HandshakeMessage.Ok.decode(body);
         case REJECT -> HandshakeMessage.Reject.decode(body);
         case BUSY -> HandshakeMessage.Busy.decode(body);
-        default -> throw new MalformedFrameException("frame type " + type
+        default -> throw new MalformedFrameException("frame type " + Byte.toUnsignedInt(type)
             + " is not a handshake message");
       };
     } catch (IndexOutOfBoundsException e) {
@@ -90,7 +90,7 @@ final class HandshakeMessages {
       case OK -> "OK";
       case REJECT -> "REJECT";
       case BUSY -> "BUSY";
-      default -> "type " + type;
+      default -> "type " + Byte.toUnsignedInt(type);
     };
   }
 
