@@ -95,8 +95,8 @@ public final class AmOptions {
           .withCheck(d -> !d.isZero(), "must be positive");
   public static final ConfigOption<Integer> MAX_FAILURES_PER_HOST =
       intOption("tide.yarn.maxFailuresPerHost", 2, 0, "Executor failures on one node (within"
-          + " the validity interval; containers that exceeded their memory do not count against"
-          + " their node) after which the node is excluded for"
+          + " the validity interval; containers that exceeded their memory or whose user code"
+          + " called System.exit do not count against their node) after which the node is excluded for"
           + " tide.yarn.hostExclusionTimeout; 0 never excludes. Exclusion never leaves the"
           + " application without a node: when every node is excluded while executors are"
           + " wanted, the oldest exclusion is lifted (with a WARN) and that node's failures so"

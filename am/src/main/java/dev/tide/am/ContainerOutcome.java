@@ -10,7 +10,8 @@ public record ContainerOutcome(Kind kind, boolean failure, String diagnostics) {
   /**
    * Whether the failure also counts against the node it ran on
    * ({@code tide.yarn.maxFailuresPerHost}): only an executor's own failures do. A container
-   * that exceeded its memory failed because of the job's settings, which any node would meet.
+   * that exceeded its memory failed because of the job's settings, and one whose user code
+   * called {@code System.exit} because of the job's code, which any node would meet.
    */
   public boolean againstNode() {
     return failure && kind == Kind.EXECUTOR_FAILED;
@@ -27,6 +28,11 @@ public record ContainerOutcome(Kind kind, boolean failure, String diagnostics) {
      * physical or virtual memory, or the executor exited after a task ran out of heap.
      */
     MEMORY_EXCEEDED,
+    /**
+     * User code in one of its tasks called {@code System.exit}: the executor reported the task
+     * as failed and exited with a status of its own.
+     */
+    USER_CODE_EXITED,
     /** The executor itself exited: any other exit status. */
     EXECUTOR_FAILED
   }

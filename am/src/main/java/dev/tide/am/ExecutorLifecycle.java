@@ -252,7 +252,8 @@ final class ExecutorLifecycle {
           + " between them) within " + settings.failuresValidity().toSeconds() + " s (more than "
           + settings.maxFailures().describe(containers.peakLive())
           + "; per node " + verdict.perNode()
-          + (notAgainstNodes > 0 ? ", " + notAgainstNodes + " exceeded their memory" : "")
+          + (notAgainstNodes > 0 ? ", " + notAgainstNodes + " not against a node (memory"
+              + " exceeded or user code exited)" : "")
           + "); last: executor " + executor.id + " on " + node + ": " + diagnostics);
     }
   }

@@ -11,7 +11,10 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
  * for physical or virtual memory, -104 / -103, or the executor's own exit
  * {@value #EXECUTOR_OUT_OF_MEMORY} after a task ran out of heap) are failures, but not against
  * their node ({@link ContainerOutcome#againstNode()}), and the diagnostics name the setting to
- * raise; every other exit status is an executor failure against its node.
+ * raise; so is an executor whose user code called {@code System.exit} (its own exit status
+ * {@value #EXECUTOR_USER_CODE_EXIT}: the task is to blame, and its failure counts towards
+ * {@code tide.task.maxAttempts}); every other exit status is an executor failure against its
+ * node.
  * {@code KILLED_BY_APPMASTER} counts as released by the AM. Immutable and thread-safe.
  */
 public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
@@ -26,6 +29,12 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
 
   /** The executor's own exit status after a task ran out of heap (ExecutorBackend's). */
   static final int EXECUTOR_OUT_OF_MEMORY = 52;
+
+  /**
+   * The executor's own exit status after user code called {@code System.exit} (ExecutorBackend's
+   * {@code EXIT_USER_CODE}): it reported the task that did to the driver first.
+   */
+  static final int EXECUTOR_USER_CODE_EXIT = 58;
 
   @Override
   public ContainerOutcome classify(int exitStatus, String yarnDiagnostics, boolean releasedByAm) {
@@ -65,6 +74,11 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
             "executor exited with status " + exitStatus + " after a task ran out of heap; raise "
             + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
             + yarnText);
+      case EXECUTOR_USER_CODE_EXIT:
+        return new ContainerOutcome(Kind.USER_CODE_EXITED, true,
+            "executor exited with status " + exitStatus + ": user code called System.exit (the"
+            + " task that did fails, counted towards " + TideOptions.TASK_MAX_ATTEMPTS.key()
+            + "; the node is not blamed)" + yarnText);
       default:
         return new ContainerOutcome(Kind.EXECUTOR_FAILED, true,
             "executor exited with status " + exitStatus + yarnText);

@@ -78,6 +78,18 @@ class ExitStatusClassifierTest {
         outcome::diagnostics);
   }
 
+  @Test
+  void executorWhoseUserCodeCalledSystemExitIsAFailureNotAgainstTheNodeSayingSo() {
+    ContainerOutcome outcome = classifier.classify(58, "Executor 3 exits: user code called"
+        + " System.exit in task map 0 (stage 0, attempt 0)", false);
+    assertEquals(Kind.USER_CODE_EXITED, outcome.kind());
+    assertTrue(outcome.failure());
+    assertFalse(outcome.againstNode());
+    assertTrue(outcome.diagnostics().contains("status 58: user code called System.exit"),
+        outcome::diagnostics);
+    assertTrue(outcome.diagnostics().contains("in task map 0"), outcome::diagnostics);
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {1, 50, 137, 143, 0, ContainerExitStatus.INVALID,
       ContainerExitStatus.KILLED_FOR_EXCESS_LOGS})

@@ -554,7 +554,8 @@ class YarnAllocatorTest {
     assertEquals(1, driver.aborts.size(), driver.exited::toString);
     String abort = driver.aborts.get(0);
     assertTrue(abort.startsWith("3 executor failures in a row (no task succeeded between them)"
-        + " within 3600 s (more than tide.executor.maxFailures = 2; per node {}, 3 exceeded their memory); last:"
+        + " within 3600 s (more than tide.executor.maxFailures = 2; per node {}, 3 not against a"
+        + " node (memory exceeded or user code exited)); last:"
         + " executor 3 on node1: killed by YARN for exceeding its virtual memory limit"), abort);
     assertEquals(Set.of(), amrm.excludedNodes);
   }

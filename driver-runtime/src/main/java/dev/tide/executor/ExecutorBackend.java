@@ -5,6 +5,7 @@ import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
+import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleClientConfig;
@@ -16,7 +17,9 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,6 +55,10 @@ public final class ExecutorBackend implements AutoCloseable {
   /** The job's {@code tide.shuffle.connectRetries}; set with {@link #runner}. */
   private volatile int shuffleConnectRetries = ShuffleClientConfig.DEFAULT_CONNECT_RETRIES;
   private volatile Channel channel;
+  /** The task attempt each task thread runs now: who to blame for a {@link UserCodeExit}. */
+  private final Map<Thread, TaskDescription> taskThreads = new ConcurrentHashMap<>();
+  /** Set when user code is ending the JVM: tasks the driver sends after that are not started. */
+  private volatile boolean exiting;
 
   public ExecutorBackend(Settings settings) {
     this.settings = settings;
@@ -73,6 +80,42 @@ public final class ExecutorBackend implements AutoCloseable {
 
   /** Exit code after a task ran out of heap (Spark's executors use the same). */
   static final int EXIT_OUT_OF_MEMORY = 52;
+
+  /**
+   * Exit code after user code called {@code System.exit} or {@code Runtime.exit}
+   * ({@link #userCodeExited}). Not the status the user passed, which the JVM does not reveal:
+   * a status of its own lets the ApplicationMaster tell this exit from the executor's own and
+   * from a crash, and spare the node.
+   */
+  static final int EXIT_USER_CODE = 58;
+
+  /**
+   * Reports an exit that user code started, while the JVM runs its shutdown hooks: the task
+   * attempt whose thread called it (if a task's thread did) is reported to the driver as failed,
+   * saying so, with the executor marked as exiting so that it gets no more tasks; then the
+   * connection is closed. Waits at most {@code timeoutMillis} for the report to be written and
+   * the connection closed: the driver learns of the exit from the closed connection anyway.
+   * Tasks the driver sends from now on are not started. Returns the failure's text, for the log.
+   */
+  String userCodeExited(UserCodeExit userExit, long timeoutMillis) {
+    exiting = true;
+    TaskDescription task = taskThreads.get(userExit.thread());
+    String text = userExit.describe(settings.executorId(),
+        task == null ? null : task.describe());
+    Channel ch = channel;
+    if (ch == null || !ch.isActive()) {
+      return text;
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    if (task != null) {
+      RpcChannels.send(ch, new RpcMessage.TaskStatus(new TaskOutcome(task.taskId(),
+          TaskOutcome.State.FAILED, text, "", 0, false, 0, List.of(),
+          Map.of(TaskOutcome.EXECUTOR_EXITING, 1L)))).awaitUninterruptibly(timeoutMillis);
+    }
+    ch.close().awaitUninterruptibly(Math.max(1,
+        TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    return text;
+  }
 
   /**
    * Registers and serves until the end. Registration covers connecting, authenticating and the
@@ -170,7 +213,9 @@ public final class ExecutorBackend implements AutoCloseable {
     }
 
     private void driverGone() {
-      if (!exit.isDone()) {
+      // While user code ends the JVM, the hook closes the connection: main must not return
+      // (and close the connection's threads) before the hook halts.
+      if (!exit.isDone() && !exiting) {
         exitWith(1, "The driver at " + driver() + " is gone (its connection closed); executor "
             + settings.executorId() + " exits");
       }
@@ -198,14 +243,25 @@ public final class ExecutorBackend implements AutoCloseable {
         TaskRunner current = runner;
         ClassLoader classes = userClasses;
         tasks.execute(() -> {
+          if (exiting) { // the driver hears of its end when the connection closes
+            LOG.info("Not starting task {}: user code is ending this executor",
+                m.task().describe());
+            return;
+          }
           // Mappers and reducers are made with the context class loader.
           if (classes != null) {
             Thread.currentThread().setContextClassLoader(classes);
           }
           LOG.info("Running task {} ({})", m.task().taskId(), m.task().describe());
-          TaskOutcome outcome = current == null
-              ? TaskOutcome.failed(m.task().taskId(), "executor not registered")
-              : current.run(m.task());
+          taskThreads.put(Thread.currentThread(), m.task());
+          TaskOutcome outcome;
+          try {
+            outcome = current == null
+                ? TaskOutcome.failed(m.task().taskId(), "executor not registered")
+                : current.run(m.task());
+          } finally {
+            taskThreads.remove(Thread.currentThread());
+          }
           RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome)).addListener(sent -> {
             if (current != null && current.ranOutOfMemory()) {
               exitWith(EXIT_OUT_OF_MEMORY, "Executor " + settings.executorId() + " ran out of"

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -19,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * Entry point of an executor container: {@code ExecutorMain --driver host:port --executor-id N
  * --app-id ID --cores C --registration-timeout-ms T}. The secret comes from the container's credentials, the local dirs from
  * {@code LOCAL_DIRS}, the host from {@code NM_HOST}. Exits 0 when the driver says so, 1 when the
- * driver is gone or refuses it.
+ * driver is gone or refuses it, {@value ExecutorBackend#EXIT_OUT_OF_MEMORY} after a task ran out
+ * of heap, {@value ExecutorBackend#EXIT_USER_CODE} when user code called {@code System.exit}
+ * (see {@link #onShutdown}).
  */
 public final class ExecutorMain {
   private ExecutorMain() {}
@@ -52,25 +55,64 @@ public final class ExecutorMain {
         require(flags, "--executor-id"), require(flags, "--app-id"),
         Integer.parseInt(require(flags, "--cores")), ContainerTokenFile.applicationSecret(),
         localDirs, host, registrationTimeout);
-    // Set by whoever ends the JVM first: a signal's shutdown (the hook) or main's own exit.
+    ExecutorBackend backend = new ExecutorBackend(settings);
+    // Set by whoever ends the JVM first: a shutdown (the hook) or main's own exit.
     AtomicBoolean ending = new AtomicBoolean();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       if (ending.compareAndSet(false, true)) {
-        System.err.println("Executor " + settings.executorId() + " is being stopped (SIGTERM:"
-            + " the NodeManager stops a container the AM released or the application ended)");
+        onShutdown(backend, settings.executorId());
       }
     }, "tide-executor-shutdown"));
     LoggerFactory.getLogger(ExecutorMain.class).info(
         "Executor {} starting: main entered {} ms after the JVM started, settings read at {} ms",
         settings.executorId(), mainEntered - jvmStartMillis(), millisSinceJvmStart());
     int code;
-    try (ExecutorBackend backend = new ExecutorBackend(settings)) {
+    try (backend) {
       code = backend.run().code(); // run() logged the reason
     }
     if (ending.compareAndSet(false, true)) {
-      // Not while a SIGTERM shutdown runs: exiting from here would replace its status.
+      // Not while a shutdown runs: exiting from here would replace its status.
       System.exit(code);
     }
+  }
+
+  /** How long the shutdown hook may spend telling the driver that user code exited. */
+  static final long USER_EXIT_REPORT_MILLIS = 3_000;
+
+  /**
+   * The JVM is ending and the executor did not ask for it (main's own exit sets the flag first).
+   * Either user code called {@code System.exit}, or a signal stopped the JVM.
+   *
+   * <p>Without a SecurityManager (deprecated, and not to be relied on from Java 17) an exit
+   * cannot be refused, but it can be classified before it completes: {@code Runtime.exit} runs
+   * the hooks on the calling thread and waits there, so this hook finds that thread by its stack
+   * ({@link UserCodeExit}), maps it to the task attempt it runs, reports that attempt as failed
+   * to the driver over the connection, which is still open (bounded by
+   * {@link #USER_EXIT_REPORT_MILLIS}), and halts with {@link ExecutorBackend#EXIT_USER_CODE}
+   * instead of the user's status. The failure then counts towards {@code tide.task.maxAttempts}
+   * and names the task and the caller, and the ApplicationMaster, seeing that status, does not
+   * count the executor's end against its node. Halting skips hooks that have not finished (a
+   * FileSystem cache's close): nothing of a failed attempt needs them, and the user's status
+   * (0 for a clean exit) would otherwise hide the failure from YARN. The line printed to stderr
+   * reaches the container's diagnostics, which YARN quotes for a non-zero status.
+   */
+  private static void onShutdown(ExecutorBackend backend, String executorId) {
+    Optional<UserCodeExit> userExit = UserCodeExit.find(Thread.getAllStackTraces(),
+        Thread.currentThread());
+    if (userExit.isEmpty()) {
+      System.err.println("Executor " + executorId + " is being stopped (SIGTERM: the"
+          + " NodeManager stops a container the AM released or the application ended)");
+      return;
+    }
+    String text;
+    try {
+      text = backend.userCodeExited(userExit.get(), USER_EXIT_REPORT_MILLIS);
+    } catch (RuntimeException e) {
+      text = userExit.get().describe(executorId, null) + " (the driver was not told: " + e + ")";
+    }
+    System.err.println("Executor " + executorId + " exits: " + text);
+    System.err.flush();
+    Runtime.getRuntime().halt(ExecutorBackend.EXIT_USER_CODE);
   }
 
   /**

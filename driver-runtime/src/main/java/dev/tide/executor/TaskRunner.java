@@ -9,6 +9,7 @@ import dev.tide.driver.job.Partitioner;
 import dev.tide.driver.job.Record;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
+import dev.tide.driver.job.TaskAttempt;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
@@ -60,7 +61,7 @@ final class TaskRunner {
   TaskOutcome run(TaskDescription task) {
     try {
       JobContext context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)),
-          task.spec());
+          task.spec(), attempt(task));
       if (task.dataset() != null) {
         return runDatasetMap(task, context);
       }
@@ -86,6 +87,13 @@ final class TaskRunner {
       LOG.warn("Task {} failed", task.describe(), e);
       return TaskOutcome.failed(task.taskId(), e.toString());
     }
+  }
+
+  /** The attempt as the job API shows it to mappers and reducers. */
+  static TaskAttempt attempt(TaskDescription task) {
+    return new TaskAttempt(task.stageId(), task.kind() == TaskDescription.Kind.MAP
+        ? TaskAttempt.Kind.MAP : TaskAttempt.Kind.REDUCE, task.index(), task.attempt(),
+        task.taskId());
   }
 
   private TaskOutcome runMap(TaskDescription task, JobContext context) throws Exception {

@@ -495,6 +495,39 @@ class EndToEndTest {
   }
 
   /**
+   * Issue 37 item 5: a mapper that calls {@code System.exit(0)} used to end its executor with
+   * status 0, which counted as an executor failure against the node; the task was rerun on a
+   * new executor until the executor failures ran out, and the job failed naming neither the task
+   * nor the exit. Now each exit fails its task attempt, naming it and the call, and counts as
+   * no failure of the node (one failure per node would exclude it here).
+   */
+  @Test
+  void systemExitInAMapperFailsTheTaskNamingItAndSparesTheNode() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.task.maxAttempts", "2");
+    conf.set("tide.yarn.maxFailuresPerHost", "1");
+    conf.set("tide.executor.maxFailures", "10");
+    conf.set("tide.dynamicAllocation.maxExecutors", "1");
+
+    JobRun run = Submitter.run(conf, System.out, ExitingJob.class.getName());
+
+    assertNotEquals(0, run.exitCode(), run.output());
+    assertTrue(run.output().contains("task map 0 failed 2 times"), run.output());
+    assertTrue(run.output().contains("user code called System.exit"), run.output());
+    assertTrue(run.output().contains("ExitingJob$ExitingMapper.map("), run.output());
+    List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
+    assertEquals(List.of(), JobRun.named(events, "nodeExcluded"));
+    List<EventLine> failed = JobRun.named(events, "taskEnd").stream()
+        .filter(e -> "FAILED".equals(e.get("result"))).toList();
+    assertEquals(2, failed.size(), events.toString());
+    for (EventLine end : JobRun.named(events, "containerCompleted")) {
+      if (!"".equals(end.get("executor")) && "true".equals(end.get("failure"))) {
+        assertTrue(end.get("diagnostics").contains("user code"), end.toString());
+      }
+    }
+  }
+
+  /**
    * Issue 15: an exception in the AM's allocator thread used to end the thread silently; the job
    * then waited with no allocator until the RM expired the AM (10 min by default). Here the
    * job's own rack mapping fails when the allocator resolves its first container's node: the

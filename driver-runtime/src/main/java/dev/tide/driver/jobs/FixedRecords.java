@@ -12,7 +12,9 @@ import org.apache.hadoop.fs.Path;
 /**
  * Reads the fixed-size records of a file range (as TeraSort's input format): the range owns the
  * records that start inside it, so every record is read by exactly one range; the last one may
- * end after the range.
+ * end after the range. When the action fails on a record, the failure names the file, the
+ * record's number in the file (from 1) and its byte offset, with the action's exception as its
+ * cause.
  */
 public final class FixedRecords {
   /** What is done with each record; the array is reused for the next record. */
@@ -45,7 +47,12 @@ public final class FixedRecords {
         if (read < recordBytes) {
           throw new EOFException(path + " ended inside the record at byte " + pos);
         }
-        action.accept(record);
+        try {
+          action.accept(record);
+        } catch (IOException | RuntimeException e) {
+          throw new IOException(range.path() + ", record " + (pos / recordBytes + 1)
+              + " (byte offset " + pos + "): " + e, e);
+        }
         count++;
       }
     }

@@ -414,7 +414,8 @@ public final class JobScheduler {
       fields.add(outcome.lossCause());
     }
     events.record("taskEnd", fields.toArray());
-    if (e != null && outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0) {
+    if (e != null && (outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0
+        || outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_EXITING, 0L) > 0)) {
       e.exiting = true; // it exits after this report; a new executor replaces it
     }
     switch (outcome.state()) {

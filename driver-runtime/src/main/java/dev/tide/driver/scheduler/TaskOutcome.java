@@ -32,6 +32,12 @@ public record TaskOutcome(long taskId, State state, String message, String fetch
   public static final String EXECUTOR_OUT_OF_MEMORY = "executorOutOfMemory";
 
   /**
+   * Metric of a failed outcome whose task's user code called {@code System.exit}: its executor
+   * is ending, so the scheduler gives it no more tasks.
+   */
+  public static final String EXECUTOR_EXITING = "executorExiting";
+
+  /**
    * Metric of a succeeded map task over a cached dataset: 1 when its executor now holds the
    * block in memory, 0 when it did not fit ({@code tide.cache.memory}).
    */

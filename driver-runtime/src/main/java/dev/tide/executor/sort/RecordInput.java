@@ -8,8 +8,9 @@ import java.io.InputStream;
  * Reads records ({@code varint keyLength, key, varint valueLength, value}, the layout of
  * {@link dev.tide.driver.job.RecordCodec}) one at a time from a stream whose
  * {@code available()} is the number of bytes left (a file range, an array), holding only the
- * current one: {@link #advance} then {@link #key} / {@link #value}. Names its source in errors.
- * Not thread-safe.
+ * current one: {@link #advance} then {@link #key} / {@link #value}. Names its source, the
+ * record's number and the byte offsets (from the start of the stream) in errors. Not
+ * thread-safe.
  */
 public final class RecordInput implements AutoCloseable {
   private final InputStream in;
@@ -17,6 +18,9 @@ public final class RecordInput implements AutoCloseable {
   private byte[] key;
   private byte[] value;
   private long records;
+  /** Bytes read from the stream so far, and where the record being read starts. */
+  private long offset;
+  private long recordStart;
 
   /** @param source what the stream is, for error messages (a file, a block) */
   public RecordInput(InputStream in, String source) {
@@ -26,6 +30,7 @@ public final class RecordInput implements AutoCloseable {
 
   /** Moves to the next record; false at the end of the stream. */
   public boolean advance() throws IOException {
+    recordStart = offset;
     int keyLength = readVarint(true);
     if (keyLength < 0) {
       key = null;
@@ -61,6 +66,7 @@ public final class RecordInput implements AutoCloseable {
         throw corrupt("record truncated after " + done + " of " + length + " bytes");
       }
       done += n;
+      offset += n;
     }
     return bytes;
   }
@@ -70,6 +76,9 @@ public final class RecordInput implements AutoCloseable {
     int result = 0;
     for (int shift = 0; shift < 35; shift += 7) {
       int b = in.read();
+      if (b >= 0) {
+        offset++;
+      }
       if (b < 0) {
         if (shift == 0 && endAllowed) {
           return -1;
@@ -88,8 +97,8 @@ public final class RecordInput implements AutoCloseable {
   }
 
   private IOException corrupt(String what) {
-    return new EOFException("corrupt records in " + source + " after record " + records + ": "
-        + what);
+    return new EOFException("corrupt records in " + source + ": record " + (records + 1)
+        + " (from byte offset " + recordStart + "), at byte offset " + offset + ": " + what);
   }
 
   @Override

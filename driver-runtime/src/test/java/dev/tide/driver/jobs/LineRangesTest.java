@@ -48,6 +48,63 @@ class LineRangesTest {
     assertEquals(List.of("alpha", "beta", "gamma"), seen);
   }
 
+  /**
+   * Issue 37 item 9: a mapper whose parsing of a line fails used to fail its task with the bare
+   * exception ("java.lang.NumberFormatException: For input string: \"x\""), naming neither
+   * the file nor where in it.
+   */
+  @Test
+  void aLineThatFailsToParseIsNamedByFileLineAndByteOffset() throws Exception {
+    Path file = dir.resolve("numbers.txt");
+    Files.writeString(file, "1\n22\nx\n4\n", StandardCharsets.UTF_8);
+    Configuration conf = new Configuration();
+    List<Integer> parsed = new ArrayList<>();
+    FileRangeSplits.FileRange whole = FileRangeSplits.decode(
+        FileRangeSplits.plan(conf, file.toUri().toString(), 0).get(0).payload());
+
+    java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(
+        java.io.IOException.class, () -> LineRanges.forEachLine(conf, whole,
+            line -> parsed.add(Integer.parseInt(line))));
+
+    assertEquals(List.of(1, 22), parsed);
+    assertEquals(whole.path() + ", line 3 (byte offset 5): java.lang.NumberFormatException:"
+        + " For input string: \"x\"", e.getMessage());
+    org.junit.jupiter.api.Assertions.assertTrue(e.getCause() instanceof NumberFormatException);
+  }
+
+  @Test
+  void inASplitThatStartsInsideTheFileTheOffsetIsTheFilesAndTheLineTheSplits()
+      throws Exception {
+    Path file = dir.resolve("numbers.txt");
+    Files.writeString(file, "1\n22\n333\nx\n", StandardCharsets.UTF_8);
+    Configuration conf = new Configuration();
+    FileRangeSplits.FileRange second = new FileRangeSplits.FileRange(file.toUri().toString(), 3,
+        20);
+
+    java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(
+        java.io.IOException.class, () -> LineRanges.forEachLine(conf, second,
+            Integer::parseInt));
+
+    assertEquals(second.path() + ", byte offset 9 (line 2 of the split from byte 3):"
+        + " java.lang.NumberFormatException: For input string: \"x\"", e.getMessage());
+  }
+
+  @Test
+  void aMapperSeesWhereEachLineStarts() throws Exception {
+    Path file = dir.resolve("lines.txt");
+    Files.writeString(file, "alpha\n\nbeta\ngamma", StandardCharsets.UTF_8);
+    Configuration conf = new Configuration();
+    String path = file.toUri().toString();
+    List<LineRanges.Line> seen = new ArrayList<>();
+    for (InputSplit split : FileRangeSplits.plan(conf, path, 4)) {
+      LineRanges.forEach(conf, FileRangeSplits.decode(split.payload()), seen::add);
+    }
+    String name = FileRangeSplits.decode(FileRangeSplits.plan(conf, path, 0).get(0).payload())
+        .path();
+    assertEquals(List.of(new LineRanges.Line("alpha", name, 0), new LineRanges.Line("", name, 6),
+        new LineRanges.Line("beta", name, 7), new LineRanges.Line("gamma", name, 12)), seen);
+  }
+
   @Test
   void aMissingInputIsNamedInTheError() {
     Exception e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,

@@ -198,8 +198,11 @@ class JobSchedulerTest {
     assertTrue(s.isDone());
   }
 
-  @Test
-  void executorThatRanOutOfMemoryGetsNoMoreTasks() {
+  /** Out of heap, or user code called System.exit: either way the executor is ending. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {TaskOutcome.EXECUTOR_OUT_OF_MEMORY,
+      TaskOutcome.EXECUTOR_EXITING})
+  void executorThatIsEndingGetsNoMoreTasks(String metric) {
     JobScheduler s = scheduler(2, 1, List.of());
     s.executorAdded("1", "h", 1);
     s.executorAdded("2", "h", 1);
@@ -207,9 +210,8 @@ class JobSchedulerTest {
     Assignment onOne = maps.stream().filter(a -> a.executorId().equals("1")).findFirst()
         .orElseThrow();
     s.taskEnded(new TaskOutcome(onOne.task().taskId(), TaskOutcome.State.FAILED,
-        "java.lang.OutOfMemoryError", "", 0, false, 0, List.of(),
-        Map.of(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 1L)));
-    assertEquals(1, s.activeExecutors(), "the executor that ran out of heap is on its way out");
+        "java.lang.OutOfMemoryError", "", 0, false, 0, List.of(), Map.of(metric, 1L)));
+    assertEquals(1, s.activeExecutors(), "the executor is on its way out");
     assertTrue(s.assignTasks().isEmpty(), "its retry waits for a slot elsewhere");
     succeed(s, maps.stream().filter(a -> a.executorId().equals("2")).findFirst().orElseThrow());
     Assignment retry = s.assignTasks().get(0);
