@@ -1,6 +1,7 @@
 package dev.tide.am.ui;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.JobEndState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,9 +57,10 @@ public final class AppModel {
     }
   }
 
-  /** One stage's row. */
+  /** One stage's row. {@code state}: running, completed, or how the job ended while it ran. */
   public static final class Stage {
     public final String id;
+    public String state = "running";
     public String name = "";
     public String plan = "";
     public int tasks;
@@ -84,6 +86,7 @@ public final class AppModel {
 
     Stage copy() {
       Stage c = new Stage(id);
+      c.state = state;
       c.name = name;
       c.plan = plan;
       c.tasks = tasks;
@@ -120,6 +123,7 @@ public final class AppModel {
   private String user = "";
   private long startMillis = -1;
   private long endMillis = -1;
+  private long lastEventMillis = -1;
   private String result = "running";
   private String diagnostics = "";
   private String currentPlan = "";
@@ -147,6 +151,7 @@ public final class AppModel {
     if (startMillis < 0) {
       startMillis = t;
     }
+    lastEventMillis = Math.max(lastEventMillis, t);
     switch (e.event()) {
       case "jobStart" -> {
         appId = e.get("app");
@@ -155,8 +160,10 @@ public final class AppModel {
       }
       case "jobEnd" -> {
         endMillis = t;
-        result = "true".equals(e.get("succeeded")) ? "succeeded" : "failed";
-        diagnostics = e.get("diagnostics");
+        JobEndState state = JobEndState.of(e);
+        result = state.text();
+        diagnostics = e.get("diagnostics") == null ? "" : e.get("diagnostics");
+        closeOpen(t, state);
       }
       case "planStart" -> currentPlan = e.get("plan");
       case "settings" -> settings.putAll(e.fields());
@@ -167,8 +174,11 @@ public final class AppModel {
         s.tasks = (int) e.getLong("tasks");
         s.submittedMillis = t;
       }
-      case "stageCompleted" -> stages.computeIfAbsent(e.get("stage"), Stage::new)
-          .completedMillis = t;
+      case "stageCompleted" -> {
+        Stage s = stages.computeIfAbsent(e.get("stage"), Stage::new);
+        s.completedMillis = t;
+        s.state = "completed";
+      }
       case "taskStart" -> {
         runningTasks.put(e.get("task"), new long[] {t});
         taskExecutor.put(e.get("task"), e.get("executor"));
@@ -247,6 +257,45 @@ public final class AppModel {
             (int) e.getLong("target")));
       }
       default -> { }
+    }
+  }
+
+  /**
+   * The job's end ends what was still open: an executor still starting, running or being
+   * removed is ended with it (YARN stops its container), and a stage not completed stops with
+   * the job's state ({@code ended} when the job succeeded without it).
+   */
+  private void closeOpen(long t, JobEndState state) {
+    for (Executor x : executors.values()) {
+      if (!x.state.equals("ended") && !x.state.equals("failed")) {
+        x.state = "ended";
+        x.tasksRunning = 0;
+        if (x.endMillis < 0) {
+          x.endMillis = t;
+        }
+        if (x.diagnosis.isEmpty()) {
+          x.diagnosis = "the application ended (" + state.text() + ")";
+        }
+      }
+    }
+    for (Stage s : stages.values()) {
+      if (s.state.equals("running")) {
+        s.state = state == JobEndState.SUCCEEDED ? "ended" : state.text();
+        s.running = 0;
+      }
+    }
+    runningTasks.clear();
+  }
+
+  /**
+   * Called after the last event of a replayed log: a log without {@code jobEnd} (the
+   * application still runs, or its ApplicationMaster died) is {@code incomplete} and ends at
+   * its last event, not now.
+   */
+  public synchronized void endOfLog() {
+    if (endMillis < 0) {
+      result = "incomplete";
+      endMillis = lastEventMillis;
     }
   }
 
@@ -337,7 +386,7 @@ public final class AppModel {
     return endMillis;
   }
 
-  /** running, succeeded or failed. */
+  /** running, succeeded, failed, killed, or incomplete (a log without its end). */
   public synchronized String result() {
     return result;
   }

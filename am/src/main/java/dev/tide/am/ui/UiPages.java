@@ -123,8 +123,8 @@ public final class UiPages {
           .append("<td class=\"n").append(s.failed > 0 ? " failed" : "").append("\">")
           .append(s.failed).append("</td>").append(num(s.running)).append("<td>")
           .append(time(s.submittedMillis)).append("</td><td class=\"n\">")
-          .append(s.completedMillis < 0 ? "running" : seconds(s.completedMillis
-              - s.submittedMillis)).append("</td><td class=\"n\">")
+          .append(s.state.equals("completed") ? seconds(s.completedMillis - s.submittedMillis)
+              : s.state).append("</td><td class=\"n\">")
           .append(ended == 0 ? "" : seconds(s.taskMillisTotal / ended) + " / "
               + seconds(s.taskMillisMax)).append("</td><td class=\"n\">")
           .append(bytes(s.shuffleWrittenBytes)).append("</td><td class=\"n\">")
