@@ -1,7 +1,9 @@
 package dev.tide.am.ui;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.JobEndState;
+import dev.tide.driver.job.JobArgs;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,6 +34,8 @@ public final class AppModel {
     public long shuffleWrittenBytes;
     public String exitStatus = "";
     public String diagnosis = "";
+    /** Why the driver removed it (the decision's reason), or why it was lost; "" while live. */
+    public String removalReason = "";
 
     Executor(String id) {
       this.id = id;
@@ -53,6 +57,7 @@ public final class AppModel {
       c.shuffleWrittenBytes = shuffleWrittenBytes;
       c.exitStatus = exitStatus;
       c.diagnosis = diagnosis;
+      c.removalReason = removalReason;
       return c;
     }
   }
@@ -205,9 +210,10 @@ public final class AppModel {
       case "containerAllocated" -> containersAllocated++;
       case "containerReleased" -> containersReleased++;
       case "executorIdleRemoval" -> {
-        executor(e.get("executor")).state = "pending-to-remove";
-        decisions.add(new Decision(t, "remove executor " + e.get("executor"),
-            e.get("reason") == null ? "idle" : e.get("reason")));
+        Executor x = executor(e.get("executor"));
+        x.state = "pending-to-remove";
+        x.removalReason = e.get("reason") == null ? "idle" : e.get("reason");
+        decisions.add(new Decision(t, "remove executor " + e.get("executor"), x.removalReason));
       }
       case "executorRemoved" -> {
         Executor x = executor(e.get("executor"));
@@ -215,8 +221,8 @@ public final class AppModel {
           x.state = "ended";
         }
         x.endMillis = t;
-        if (x.diagnosis.isEmpty()) {
-          x.diagnosis = e.get("reason");
+        if (x.removalReason.isEmpty()) {
+          x.removalReason = e.get("reason");
         }
       }
       case "containerCompleted" -> {
@@ -273,8 +279,8 @@ public final class AppModel {
         if (x.endMillis < 0) {
           x.endMillis = t;
         }
-        if (x.diagnosis.isEmpty()) {
-          x.diagnosis = "the application ended (" + state.text() + ")";
+        if (x.removalReason.isEmpty()) {
+          x.removalReason = "the application ended (" + state.text() + ")";
         }
       }
     }
@@ -393,6 +399,19 @@ public final class AppModel {
 
   public synchronized String diagnostics() {
     return diagnostics;
+  }
+
+  /**
+   * The job's arguments, decoded from the setting {@code tide.job.args} ({@link JobArgs});
+   * empty when it was not recorded.
+   */
+  public synchronized List<String> jobArgs() {
+    String encoded = settings.get(TideOptions.JOB_ARGS.key());
+    try {
+      return JobArgs.decode(encoded);
+    } catch (IllegalArgumentException e) {
+      return List.of(encoded); // not percent-encoding: shown as it was recorded
+    }
   }
 
   /** The settings that size the job, as the driver recorded them. */
