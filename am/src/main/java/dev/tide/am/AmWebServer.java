@@ -142,7 +142,9 @@ public final class AmWebServer implements AutoCloseable {
         reply(response, 404, "text/plain", "no page " + path + "\n");
         return;
       }
-      reply(response, 200, "text/html", UiPages.page(path,
+      java.util.Map<String, String> query = new java.util.HashMap<>();
+      request.getParameterMap().forEach((key, values) -> query.put(key, values[0]));
+      reply(response, 200, "text/html", UiPages.page(path, query,
           (AppModel) getServletContext().getAttribute(MODEL)));
     }
   }

@@ -1,14 +1,9 @@
 package dev.tide.am;
 
-import dev.tide.am.ui.AppModel;
-import dev.tide.am.ui.UiPages;
 import dev.tide.driver.AppSecret;
 import dev.tide.driver.JobStatus;
 import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
-import dev.tide.driver.events.EventLine;
-import dev.tide.driver.events.EventLog;
-import dev.tide.driver.events.EventTimeline;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.shuffle.transport.LogSafe;
 import java.io.IOException;
@@ -152,10 +147,10 @@ public final class TideClient extends Configured implements Tool {
         return stop(conf, command.jobArgs());
       }
       if (command.job().equals(TIMELINE_COMMAND) && command.jar().isEmpty()) {
-        return timeline(conf, command.jobArgs());
+        return new EventLogCommands(conf, out, err).timeline(command.jobArgs());
       }
       if (command.job().equals(HISTORY_COMMAND) && command.jar().isEmpty()) {
-        return history(conf, command.jobArgs());
+        return new EventLogCommands(conf, out, err).history(command.jobArgs());
       }
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
@@ -251,69 +246,6 @@ public final class TideClient extends Configured implements Tool {
     out.println("Asked " + appId + " to stop after its running batch (a streaming job; other"
         + " jobs ignore it)");
     return 0;
-  }
-
-  /**
-   * {@code tide timeline <appId | path>}: prints the text timeline of an application's event log
-   * (running or ended), from {@code tide.eventLog.dir} or the path given.
-   */
-  private int timeline(Configuration conf, List<String> args) throws IOException {
-    if (args.size() != 1) {
-      err.println("tide: usage: tide timeline <applicationId | event log path>");
-      return 2;
-    }
-    Optional<List<EventLine>> events = readEventLog(conf, args.get(0));
-    if (events.isEmpty()) {
-      return 1;
-    }
-    out.print(EventTimeline.render(events.get()));
-    return 0;
-  }
-
-  /**
-   * {@code tide history <appId | path> [report.html]}: writes the web UI's pages, from the
-   * application's event log, as one self-contained HTML file (default
-   * {@code ./<appId>.html}) and prints where.
-   */
-  private int history(Configuration conf, List<String> args) throws IOException {
-    if (args.isEmpty() || args.size() > 2) {
-      err.println("tide: usage: tide history <applicationId | event log path> [report.html]");
-      return 2;
-    }
-    Optional<List<EventLine>> events = readEventLog(conf, args.get(0));
-    if (events.isEmpty()) {
-      return 1;
-    }
-    AppModel model = new AppModel();
-    events.get().forEach(model::apply);
-    java.io.File report = new java.io.File(args.size() == 2 ? args.get(1)
-        : (model.appId().isEmpty() ? "tide-history" : model.appId()) + ".html");
-    java.nio.file.Files.writeString(report.toPath(), UiPages.report(model));
-    out.println("Wrote the history report of " + model.appId() + " (" + model.result() + ") to "
-        + report.getAbsolutePath());
-    return 0;
-  }
-
-  /** The events of an application's log (by id in tide.eventLog.dir, or a path); else empty. */
-  private Optional<List<EventLine>> readEventLog(Configuration conf, String arg)
-      throws IOException {
-    Path log = arg.startsWith("application_") && !arg.contains("/")
-        ? EventLog.pathFor(TideOptions.EVENT_LOG_DIR.get(conf), arg) : new Path(arg);
-    FileSystem fs = log.getFileSystem(conf);
-    if (!fs.exists(log)) {
-      err.println("tide: no event log " + fs.makeQualified(log) + " (tide.eventLog.dir is "
-          + TideOptions.EVENT_LOG_DIR.get(conf) + "; was the event log off for it?)");
-      return Optional.empty();
-    }
-    try (java.io.InputStream in = fs.open(log)) {
-      List<EventLine> events = EventLine.readAll(in);
-      out.println("Event log " + fs.makeQualified(log) + ":");
-      return Optional.of(events);
-    } catch (IllegalArgumentException e) {
-      err.println("tide: " + fs.makeQualified(log) + " is not a Tide event log: "
-          + e.getMessage());
-      return Optional.empty();
-    }
   }
 
   /**

@@ -117,4 +117,37 @@ class StatusEndpointTest {
         .openConnection();
     return c.getResponseCode();
   }
+
+  /** The Executors page sorts and pages by its query, as its header and page links ask. */
+  @Test
+  void theExecutorsPageSortsAndPagesByItsQuery() throws Exception {
+    AppModel model = new AppModel();
+    model.apply(EventLine.parse(EventLine.json(0, "jobStart", Map.of("app",
+        "application_1_0001", "job", "sleep"))));
+    for (int i = 1; i <= 250; i++) {
+      model.apply(EventLine.parse(EventLine.json(i, "executorLaunched", Map.of("executor",
+          Integer.toString(i), "container", "c" + i, "host", String.format("h%03d", i % 7)))));
+    }
+    try (AmWebServer server = new AmWebServer(new Configuration(), "localhost", () -> STATUS,
+        model, false)) {
+      server.start();
+      String page = get(server.trackingUrl() + "executors?sort=host&order=desc&page=2");
+      java.util.List<String> rows = new java.util.ArrayList<>();
+      java.util.regex.Matcher row = java.util.regex.Pattern.compile(
+          "<tr class=\"executor\" data-executor=\"(\\d+)\"><td>\\d+</td><td>(h\\d+)</td>")
+          .matcher(page);
+      while (row.find()) {
+        rows.add(row.group(2));
+      }
+      assertEquals(100, rows.size(), page);
+      // 250 executors over hosts h000..h006 (36 on h000-h005... ): descending, the second page
+      // starts after the first 100 rows.
+      java.util.List<String> hosts = new java.util.ArrayList<>();
+      for (int i = 1; i <= 250; i++) {
+        hosts.add(String.format("h%03d", i % 7));
+      }
+      hosts.sort(java.util.Comparator.reverseOrder());
+      assertEquals(hosts.subList(100, 200), rows);
+    }
+  }
 }

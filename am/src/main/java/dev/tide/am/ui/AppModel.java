@@ -1,6 +1,9 @@
 package dev.tide.am.ui;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.events.JobEndState;
+import dev.tide.driver.job.JobArgs;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +34,8 @@ public final class AppModel {
     public long shuffleWrittenBytes;
     public String exitStatus = "";
     public String diagnosis = "";
+    /** Why the driver removed it (the decision's reason), or why it was lost; "" while live. */
+    public String removalReason = "";
 
     Executor(String id) {
       this.id = id;
@@ -52,13 +57,15 @@ public final class AppModel {
       c.shuffleWrittenBytes = shuffleWrittenBytes;
       c.exitStatus = exitStatus;
       c.diagnosis = diagnosis;
+      c.removalReason = removalReason;
       return c;
     }
   }
 
-  /** One stage's row. */
+  /** One stage's row. {@code state}: running, completed, or how the job ended while it ran. */
   public static final class Stage {
     public final String id;
+    public String state = "running";
     public String name = "";
     public String plan = "";
     public int tasks;
@@ -84,6 +91,7 @@ public final class AppModel {
 
     Stage copy() {
       Stage c = new Stage(id);
+      c.state = state;
       c.name = name;
       c.plan = plan;
       c.tasks = tasks;
@@ -120,6 +128,7 @@ public final class AppModel {
   private String user = "";
   private long startMillis = -1;
   private long endMillis = -1;
+  private long lastEventMillis = -1;
   private String result = "running";
   private String diagnostics = "";
   private String currentPlan = "";
@@ -147,6 +156,7 @@ public final class AppModel {
     if (startMillis < 0) {
       startMillis = t;
     }
+    lastEventMillis = Math.max(lastEventMillis, t);
     switch (e.event()) {
       case "jobStart" -> {
         appId = e.get("app");
@@ -155,8 +165,10 @@ public final class AppModel {
       }
       case "jobEnd" -> {
         endMillis = t;
-        result = "true".equals(e.get("succeeded")) ? "succeeded" : "failed";
-        diagnostics = e.get("diagnostics");
+        JobEndState state = JobEndState.of(e);
+        result = state.text();
+        diagnostics = e.get("diagnostics") == null ? "" : e.get("diagnostics");
+        closeOpen(t, state);
       }
       case "planStart" -> currentPlan = e.get("plan");
       case "settings" -> settings.putAll(e.fields());
@@ -167,8 +179,11 @@ public final class AppModel {
         s.tasks = (int) e.getLong("tasks");
         s.submittedMillis = t;
       }
-      case "stageCompleted" -> stages.computeIfAbsent(e.get("stage"), Stage::new)
-          .completedMillis = t;
+      case "stageCompleted" -> {
+        Stage s = stages.computeIfAbsent(e.get("stage"), Stage::new);
+        s.completedMillis = t;
+        s.state = "completed";
+      }
       case "taskStart" -> {
         runningTasks.put(e.get("task"), new long[] {t});
         taskExecutor.put(e.get("task"), e.get("executor"));
@@ -195,9 +210,10 @@ public final class AppModel {
       case "containerAllocated" -> containersAllocated++;
       case "containerReleased" -> containersReleased++;
       case "executorIdleRemoval" -> {
-        executor(e.get("executor")).state = "pending-to-remove";
-        decisions.add(new Decision(t, "remove executor " + e.get("executor"),
-            e.get("reason") == null ? "idle" : e.get("reason")));
+        Executor x = executor(e.get("executor"));
+        x.state = "pending-to-remove";
+        x.removalReason = e.get("reason") == null ? "idle" : e.get("reason");
+        decisions.add(new Decision(t, "remove executor " + e.get("executor"), x.removalReason));
       }
       case "executorRemoved" -> {
         Executor x = executor(e.get("executor"));
@@ -205,8 +221,8 @@ public final class AppModel {
           x.state = "ended";
         }
         x.endMillis = t;
-        if (x.diagnosis.isEmpty()) {
-          x.diagnosis = e.get("reason");
+        if (x.removalReason.isEmpty()) {
+          x.removalReason = e.get("reason");
         }
       }
       case "containerCompleted" -> {
@@ -247,6 +263,45 @@ public final class AppModel {
             (int) e.getLong("target")));
       }
       default -> { }
+    }
+  }
+
+  /**
+   * The job's end ends what was still open: an executor still starting, running or being
+   * removed is ended with it (YARN stops its container), and a stage not completed stops with
+   * the job's state ({@code ended} when the job succeeded without it).
+   */
+  private void closeOpen(long t, JobEndState state) {
+    for (Executor x : executors.values()) {
+      if (!x.state.equals("ended") && !x.state.equals("failed")) {
+        x.state = "ended";
+        x.tasksRunning = 0;
+        if (x.endMillis < 0) {
+          x.endMillis = t;
+        }
+        if (x.removalReason.isEmpty()) {
+          x.removalReason = "the application ended (" + state.text() + ")";
+        }
+      }
+    }
+    for (Stage s : stages.values()) {
+      if (s.state.equals("running")) {
+        s.state = state == JobEndState.SUCCEEDED ? "ended" : state.text();
+        s.running = 0;
+      }
+    }
+    runningTasks.clear();
+  }
+
+  /**
+   * Called after the last event of a replayed log: a log without {@code jobEnd} (the
+   * application still runs, or its ApplicationMaster died) is {@code incomplete} and ends at
+   * its last event, not now.
+   */
+  public synchronized void endOfLog() {
+    if (endMillis < 0) {
+      result = "incomplete";
+      endMillis = lastEventMillis;
     }
   }
 
@@ -337,13 +392,26 @@ public final class AppModel {
     return endMillis;
   }
 
-  /** running, succeeded or failed. */
+  /** running, succeeded, failed, killed, or incomplete (a log without its end). */
   public synchronized String result() {
     return result;
   }
 
   public synchronized String diagnostics() {
     return diagnostics;
+  }
+
+  /**
+   * The job's arguments, decoded from the setting {@code tide.job.args} ({@link JobArgs});
+   * empty when it was not recorded.
+   */
+  public synchronized List<String> jobArgs() {
+    String encoded = settings.get(TideOptions.JOB_ARGS.key());
+    try {
+      return JobArgs.decode(encoded);
+    } catch (IllegalArgumentException e) {
+      return List.of(encoded); // not percent-encoding: shown as it was recorded
+    }
   }
 
   /** The settings that size the job, as the driver recorded them. */

@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * A line chart drawn on the server as inline SVG (no script, nothing loaded from elsewhere):
  * step lines over time, one per series, with axes, gridlines and a legend. Each series' points
- * are (seconds from the start, value). A series of more than {@value #MAX_POINTS} points (a stream
+ * are (seconds from the start, value); the time axis is labelled with wall-clock times
+ * ({@code HH:mm:ss} in the AM's or report writer's time zone) at round steps. A series of more than {@value #MAX_POINTS} points (a stream
  * that ran for hours) is drawn from the lowest and highest point of each of {@code MAX_POINTS / 2}
  * equal time slices, so a page stays small and a spike still shows.
  */
@@ -23,13 +24,20 @@ final class SvgChart {
   /** One line of the chart. */
   record Series(String name, String color, boolean dashed, List<double[]> points) {}
 
+  /** Steps between time labels, seconds: the first that gives at most 6 labels. */
+  private static final long[] TIME_STEPS = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
+      3600, 7200, 10800, 21600, 43200, 86400};
+
   private final String id;
   private final String yLabel;
+  private final long startMillis;
   private final List<Series> series = new ArrayList<>();
 
-  SvgChart(String id, String yLabel) {
+  /** @param startMillis the wall-clock time (epoch ms) of x = 0 */
+  SvgChart(String id, String yLabel, long startMillis) {
     this.id = id;
     this.yLabel = yLabel;
+    this.startMillis = startMillis;
   }
 
   SvgChart add(String name, String color, boolean dashed, List<double[]> points) {
@@ -95,11 +103,7 @@ final class SvgChart {
           + " stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">"
           + "%s</text>", LEFT, y, LEFT + plotW, y, LEFT - 4, y + 4, label(v)));
     }
-    for (int i = 0; i <= 5; i++) {
-      double x = LEFT + plotW * i / 5;
-      svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\""
-          + " text-anchor=\"middle\">%ss</text>", x, HEIGHT - 10, label(maxX * i / 5)));
-    }
+    timeLabels(svg, maxX, plotW);
     svg.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"%d\" font-size=\"11\""
         + " transform=\"rotate(-90 12 %d)\" text-anchor=\"middle\">%s</text>",
         TOP + (int) plotH / 2, TOP + (int) plotH / 2, Html.escape(yLabel)));
@@ -131,6 +135,27 @@ final class SvgChart {
       legendY += 16;
     }
     return svg.append("</svg>").toString();
+  }
+
+  /** Wall-clock labels at round times (whole steps of the local clock) along the x axis. */
+  private void timeLabels(StringBuilder svg, double maxX, double plotW) {
+    long step = TIME_STEPS[TIME_STEPS.length - 1];
+    for (long candidate : TIME_STEPS) {
+      if (maxX / candidate <= 6) {
+        step = candidate;
+        break;
+      }
+    }
+    long stepMillis = step * 1000;
+    long offset = java.time.ZoneId.systemDefault().getRules()
+        .getOffset(java.time.Instant.ofEpochMilli(startMillis)).getTotalSeconds() * 1000L;
+    long local = startMillis + offset;
+    long first = Math.floorDiv(local + stepMillis - 1, stepMillis) * stepMillis - offset;
+    for (long t = first; t <= startMillis + maxX * 1000; t += stepMillis) {
+      double x = LEFT + plotW * ((t - startMillis) / 1000.0) / maxX;
+      svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\""
+          + " text-anchor=\"middle\">%s</text>", x, HEIGHT - 10, UiPages.time(t)));
+    }
   }
 
   private static double niceCeiling(double v) {

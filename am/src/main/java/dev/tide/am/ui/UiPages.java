@@ -1,11 +1,13 @@
 package dev.tide.am.ui;
 
+import dev.tide.driver.conf.TideOptions;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The pages of the AM's web UI and of the history report, rendered from an {@link AppModel}:
@@ -30,6 +32,14 @@ public final class UiPages {
 
   /** One live page; {@code path} is one of {@link #PAGES}. */
   public static String page(String path, AppModel model) {
+    return page(path, Map.of(), model);
+  }
+
+  /**
+   * One live page, with its query parameters (the Executors page's {@code sort}, {@code order}
+   * and {@code page}: {@link ExecutorsTable}).
+   */
+  public static String page(String path, Map<String, String> query, AppModel model) {
     String title = "Overview";
     String body;
     switch (path) {
@@ -39,7 +49,7 @@ public final class UiPages {
       }
       case "executors" -> {
         title = "Executors";
-        body = executors(model);
+        body = ExecutorsTable.render(model, query, true);
       }
       case "allocation" -> {
         title = "Allocation";
@@ -64,7 +74,7 @@ public final class UiPages {
         + "<a href=\"#executors\">Executors</a><a href=\"#allocation\">Allocation</a></nav>"
         + "<h1 id=\"overview\">Overview</h1>" + overview(model)
         + "<h1 id=\"stages\">Stages</h1>" + stages(model)
-        + "<h1 id=\"executors\">Executors</h1>" + executors(model)
+        + "<h1 id=\"executors\">Executors</h1>" + ExecutorsTable.render(model, Map.of(), false)
         + "<h1 id=\"allocation\">Allocation</h1>" + allocation(model, Integer.MAX_VALUE));
   }
 
@@ -78,6 +88,7 @@ public final class UiPages {
     StringBuilder html = new StringBuilder("<table id=\"overview-table\">");
     row(html, "Application", m.appId());
     row(html, "Job", m.job());
+    row(html, "Arguments", argumentsText(m.jobArgs()));
     row(html, "State", m.result());
     row(html, "Started", time(m.startMillis()));
     row(html, "Duration", seconds((m.endMillis() < 0 ? System.currentTimeMillis()
@@ -105,8 +116,22 @@ public final class UiPages {
     html.append("</table><h2>Settings</h2><table id=\"settings-table\"><tr><th>key</th>"
         + "<th>value</th></tr>");
     m.settings().forEach((k, v) -> html.append("<tr><td>").append(Html.escape(k))
-        .append("</td><td>").append(Html.escape(v)).append("</td></tr>"));
+        .append("</td><td>").append(Html.escape(k.equals(TideOptions.JOB_ARGS.key())
+            ? argumentsText(m.jobArgs()) : v)).append("</td></tr>"));
     return html.append("</table>").toString();
+  }
+
+  /**
+   * Arguments as a person would type them: separated by spaces, one that is empty or holds a
+   * space or quote in double quotes (escaped for HTML by the caller like every field).
+   */
+  static String argumentsText(List<String> args) {
+    List<String> shown = new ArrayList<>();
+    for (String arg : args) {
+      shown.add(arg.isEmpty() || arg.chars().anyMatch(c -> c == ' ' || c == '"' || c == '\'')
+          ? "\"" + arg.replace("\\", "\\\\").replace("\"", "\\\"") + "\"" : arg);
+    }
+    return String.join(" ", shown);
   }
 
   static String stages(AppModel m) {
@@ -123,8 +148,8 @@ public final class UiPages {
           .append("<td class=\"n").append(s.failed > 0 ? " failed" : "").append("\">")
           .append(s.failed).append("</td>").append(num(s.running)).append("<td>")
           .append(time(s.submittedMillis)).append("</td><td class=\"n\">")
-          .append(s.completedMillis < 0 ? "running" : seconds(s.completedMillis
-              - s.submittedMillis)).append("</td><td class=\"n\">")
+          .append(s.state.equals("completed") ? seconds(s.completedMillis - s.submittedMillis)
+              : s.state).append("</td><td class=\"n\">")
           .append(ended == 0 ? "" : seconds(s.taskMillisTotal / ended) + " / "
               + seconds(s.taskMillisMax)).append("</td><td class=\"n\">")
           .append(bytes(s.shuffleWrittenBytes)).append("</td><td class=\"n\">")
@@ -137,29 +162,6 @@ public final class UiPages {
     return html.append("</table>").toString();
   }
 
-  static String executors(AppModel m) {
-    StringBuilder html = new StringBuilder("<table id=\"executors-table\"><tr><th>executor</th>"
-        + "<th>host</th><th>container</th><th>state</th><th>started</th><th>ended</th>"
-        + "<th>tasks done</th><th>failed</th><th>shuffle written</th><th>exit status</th>"
-        + "<th>diagnosis</th><th>logs</th></tr>");
-    for (AppModel.Executor x : m.executors()) {
-      String logs = x.container.isEmpty() || x.nodeHttp.isEmpty() || m.user().isEmpty() ? ""
-          : "<a class=\"logs\" href=\"" + Html.escape("http://" + x.nodeHttp
-              + "/node/containerlogs/" + x.container + "/" + m.user()) + "\">logs</a>";
-      html.append("<tr class=\"executor\" data-executor=\"").append(Html.escape(x.id))
-          .append("\"><td>").append(Html.escape(x.id)).append("</td><td>")
-          .append(Html.escape(x.host)).append("</td><td>").append(Html.escape(x.container))
-          .append("</td><td class=\"").append(x.state.equals("failed") ? "failed" : "")
-          .append("\">").append(x.state).append("</td><td>").append(time(x.launchedMillis))
-          .append("</td><td>").append(time(x.endMillis)).append("</td>").append(num(x.tasksDone))
-          .append(num(x.tasksFailed)).append("<td class=\"n\">")
-          .append(bytes(x.shuffleWrittenBytes)).append("</td><td>").append(Html.escape(
-              x.exitStatus)).append("</td><td>").append(Html.escape(x.diagnosis))
-          .append("</td><td>").append(logs).append("</td></tr>");
-    }
-    return html.append("</table>").toString();
-  }
-
   /**
    * The allocation page; its decision and batch tables show the newest {@code maxRows} rows
    * (the history report shows all).
@@ -168,13 +170,13 @@ public final class UiPages {
     long t0 = m.startMillis();
     List<AppModel.Sample> samples = m.samples();
     StringBuilder html = new StringBuilder("<h2>Executors</h2>");
-    html.append(new SvgChart("executors-chart", "executors")
+    html.append(new SvgChart("executors-chart", "executors", t0)
         .add("target", "#d62728", true, points(samples, t0, s -> s.target()))
         .add("running", "#1f77b4", false, points(samples, t0, s -> s.running()))
         .add("starting", "#2ca02c", false, points(samples, t0, s -> s.starting()))
         .add("pending-to-remove", "#9467bd", false, points(samples, t0, s -> s.pendingRemoval()))
         .render());
-    html.append("<h2>Tasks</h2>").append(new SvgChart("tasks-chart", "tasks")
+    html.append("<h2>Tasks</h2>").append(new SvgChart("tasks-chart", "tasks", t0)
         .add("pending", "#ff7f0e", false, points(samples, t0, s -> s.pendingTasks()))
         .add("running", "#1f77b4", false, points(samples, t0, s -> s.runningTasks()))
         .render());
@@ -189,7 +191,7 @@ public final class UiPages {
         delay.add(new double[] {x, b.schedulingDelayMillis() / 1000.0});
         interval.add(new double[] {x, m.batchIntervalMillis() / 1000.0});
       }
-      html.append("<h2>Batches</h2>").append(new SvgChart("batches-chart", "seconds")
+      html.append("<h2>Batches</h2>").append(new SvgChart("batches-chart", "seconds", t0)
           .add("processing time", "#1f77b4", false, processing)
           .add("batch interval", "#d62728", true, interval)
           .add("scheduling delay", "#ff7f0e", false, delay).render());
@@ -249,11 +251,11 @@ public final class UiPages {
         .append(Html.escape(value)).append("</td></tr>");
   }
 
-  private static String num(long n) {
+  static String num(long n) {
     return "<td class=\"n\">" + n + "</td>";
   }
 
-  private static String time(long millis) {
+  static String time(long millis) {
     return millis < 0 ? "" : TIME.format(Instant.ofEpochMilli(millis));
   }
 
@@ -261,7 +263,7 @@ public final class UiPages {
     return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
   }
 
-  private static String bytes(long n) {
+  static String bytes(long n) {
     if (n < 1024) {
       return n + " B";
     }

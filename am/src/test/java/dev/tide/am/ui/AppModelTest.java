@@ -137,4 +137,96 @@ class AppModelTest {
     String report = UiPages.report(model);
     assertTrue(!report.contains("earlier batches not shown"), "the report has every batch");
   }
+
+  @Test
+  void anIdleRemovedExecutorShowsWhyItWasRemoved() {
+    at(0, "jobStart", "app", "application_1_0009", "job", "sleep", "user", "bob");
+    at(10, "executorLaunched", "executor", "1", "container", "c1", "host", "h1");
+    at(20, "executorAdded", "executor", "1");
+    at(5000, "executorIdleRemoval", "executor", "1", "reason",
+        "idle for 2.0 s; removed by dynamic allocation");
+    at(5100, "executorRemoved", "executor", "1", "reason", "removed as idle; it exited");
+    at(5200, "containerCompleted", "container", "c1", "executor", "1", "exitStatus", -100,
+        "released", true, "failure", false, "diagnostics",
+        "released by the ApplicationMaster (exit status -100)");
+    String row = executorRow(UiPages.page("executors", model), "1");
+    assertTrue(row.contains("idle for 2.0 s; removed by dynamic allocation"), row);
+    assertTrue(row.contains("-100"), "the exit status stays: " + row);
+  }
+
+  @Test
+  void jobArgumentsAreShownDecodedAndEscaped() {
+    at(0, "jobStart", "app", "application_1_0010", "job", "wordcount", "user", "bob");
+    at(1, "settings", "tide.job.args", dev.tide.driver.job.JobArgs.encode(java.util.List.of(
+        "<script>alert(1)</script>", "/out dir")), "tide.executor.cores", 2);
+    String page = UiPages.page("", model);
+    assertTrue(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), page);
+    assertTrue(page.contains("/out dir"), page);
+    assertTrue(!page.contains("%3Cscript") && !page.contains("<script>alert"), page);
+  }
+
+  /** 500 executors: a summary as the Spark UI's, one page of them at a time. */
+  @Test
+  void aLargeExecutorsPageHasASummaryAndShowsOnePageOfRows() {
+    manyExecutors(500);
+    String page = UiPages.page("executors", model);
+    assertTrue(page.contains("id=\"executors-summary\""), page.substring(0, 3000));
+    String summary = page.substring(page.indexOf("id=\"executors-summary\""));
+    summary = summary.substring(0, summary.indexOf("</table>"));
+    assertTrue(summary.contains("<td>total</td><td class=\"n\">500</td>"), summary);
+    assertTrue(summary.contains("<td>running</td><td class=\"n\">250</td>"), summary);
+    assertTrue(summary.contains("<td>ended</td><td class=\"n\">250</td>"), summary);
+    assertTrue(summary.contains("<td class=\"n\">1500</td>"), "tasks done in all: " + summary);
+    int rows = page.split("<tr class=\"executor\"", -1).length - 1;
+    assertTrue(rows <= 100, rows + " rows on one page");
+    assertTrue(page.contains("executors?sort=id&amp;order=asc&amp;page=2"), "a link to the next"
+        + " page");
+    String report = UiPages.report(model);
+    assertEquals(500, report.split("<tr class=\"executor\"", -1).length - 1,
+        "the report lists every executor");
+  }
+
+  @Test
+  void chartAxesShowWallClockTimes() {
+    long t0 = 1_700_000_040_000L;
+    at(t0, "jobStart", "app", "application_1_0011", "job", "sleep", "user", "bob");
+    for (int i = 1; i <= 60; i++) {
+      at(t0 + i * 1000L, "timeline", "target", 2, "executors", 1, "pendingTasks", 0,
+          "runningTasks", 1);
+    }
+    String page = UiPages.page("allocation", model);
+    String chart = page.substring(page.indexOf("id=\"executors-chart\""));
+    chart = chart.substring(0, chart.indexOf("</svg>"));
+    java.time.format.DateTimeFormatter clock = java.time.format.DateTimeFormatter
+        .ofPattern("HH:mm:ss").withZone(java.time.ZoneId.systemDefault());
+    assertTrue(chart.contains(">" + clock.format(java.time.Instant.ofEpochMilli(t0 + 30_000))
+        + "</text>"), chart);
+    assertTrue(!chart.matches("(?s).*>[0-9.]+s</text>.*"), "no seconds-from-start labels: "
+        + chart);
+  }
+
+  /** Executors 1..n on hosts h(n-1)..h0, the odd ones ended, 3 tasks done each. */
+  private void manyExecutors(int n) {
+    at(0, "jobStart", "app", "application_1_0012", "job", "sleep", "user", "bob");
+    for (int i = 1; i <= n; i++) {
+      String id = Integer.toString(i);
+      at(i, "executorLaunched", "executor", id, "container", "c" + i, "host",
+          String.format("h%03d", n - i), "nodeHttp", "h:8042");
+      at(i, "executorAdded", "executor", id);
+      for (int task = 0; task < 3; task++) {
+        at(i, "taskStart", "task", i * 10 + task, "stage", 0, "executor", id);
+        at(i + 1, "taskEnd", "task", i * 10 + task, "stage", 0, "executor", id, "result",
+            "SUCCEEDED", "outputBytes", 1024);
+      }
+      if (i % 2 == 1) {
+        at(i + 2, "executorRemoved", "executor", id, "reason", "removed as idle; it exited");
+      }
+    }
+  }
+
+  private static String executorRow(String page, String id) {
+    int start = page.indexOf("data-executor=\"" + id + "\"");
+    assertTrue(start >= 0, page);
+    return page.substring(start, page.indexOf("</tr>", start));
+  }
 }

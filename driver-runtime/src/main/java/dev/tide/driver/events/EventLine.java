@@ -2,12 +2,8 @@ package dev.tide.driver.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,12 +21,53 @@ public record EventLine(long timeMillis, String event, Map<String, String> field
     return fields.get(key);
   }
 
+  /**
+   * A field that must be a whole number.
+   *
+   * @throws IllegalArgumentException naming the event and the field when it is missing or not a
+   *     whole number
+   */
   public long getLong(String key) {
     String value = fields.get(key);
     if (value == null) {
-      throw new IllegalStateException("event " + event + " has no field " + key);
+      throw new IllegalArgumentException("event " + event + " has no field " + key);
     }
-    return Long.parseLong(value);
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("field " + key + " of event " + event
+          + " is not a whole number: " + excerpt(value));
+    }
+  }
+
+  /** A line or value as it may be quoted in one line of an error: printable ASCII, short. */
+  public static String excerpt(String text) {
+    StringBuilder out = new StringBuilder("'");
+    for (int i = 0; i < text.length() && i < 80; i++) {
+      char c = text.charAt(i);
+      if (c >= 0x20 && c < 0x7f) {
+        out.append(c);
+      } else {
+        out.append(String.format("\\u%04x", (int) c));
+      }
+    }
+    return out.append(text.length() > 80 ? "'..." : "'").toString();
+  }
+
+  /** A line that is not an event; {@link #cutShort} when its JSON ends before it is complete. */
+  public static final class BadLineException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    private final boolean cutShort;
+
+    BadLineException(String message, boolean cutShort) {
+      super(message);
+      this.cutShort = cutShort;
+    }
+
+    /** True when the line is the start of a JSON object (a line being written, or cut). */
+    public boolean cutShort() {
+      return cutShort;
+    }
   }
 
   /** The version of the event log's line format ({@code "schema"} of every line). */
@@ -92,21 +129,37 @@ public record EventLine(long timeMillis, String event, Map<String, String> field
     return json(timeMillis, event, fields);
   }
 
-  /** Parses one line of the event log; values of every type are kept as their text. */
+  /**
+   * Parses one line of the event log; values of every type are kept as their text.
+   *
+   * @throws BadLineException saying what is wrong (the line is quoted only in part)
+   */
   public static EventLine parse(String line) {
     JsonNode node;
     try {
       node = JSON.readTree(line);
+    } catch (com.fasterxml.jackson.core.io.JsonEOFException e) {
+      throw new BadLineException("not an event line (its JSON ends early): " + excerpt(line),
+          true);
     } catch (IOException e) {
-      throw new IllegalArgumentException("not an event line (JSON): " + line, e);
+      throw new BadLineException("not an event line (not JSON): " + excerpt(line), false);
     }
     if (node == null || !node.isObject() || !node.has("time") || !node.has("event")) {
-      throw new IllegalArgumentException("not an event line (no time or event): " + line);
+      throw new BadLineException("not an event line (no time or event): " + excerpt(line),
+          false);
     }
     int schema = node.path("schema").asInt(-1);
     if (schema != SCHEMA) {
-      throw new IllegalArgumentException("event line of schema " + schema + ", this reader"
-          + " knows " + SCHEMA + ": " + line);
+      throw new BadLineException("event line of schema " + schema + ", this reader"
+          + " knows " + SCHEMA, false);
+    }
+    if (!node.get("time").canConvertToLong() || !node.get("time").isIntegralNumber()) {
+      throw new BadLineException("time is not a whole number (epoch milliseconds): "
+          + excerpt(node.get("time").toString()), false);
+    }
+    if (!node.get("event").isTextual() || node.get("event").asText().isEmpty()) {
+      throw new BadLineException("event is not a name: " + excerpt(node.get("event").toString()),
+          false);
     }
     Map<String, String> fields = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> it = node.fields();
@@ -120,17 +173,13 @@ public record EventLine(long timeMillis, String event, Map<String, String> field
     return new EventLine(node.get("time").asLong(), node.get("event").asText(), fields);
   }
 
+  /**
+   * Every event of an event log, which may be being written (empty, or its last line cut
+   * short); the fields are not checked ({@link EventLogReader#read} reads a log for a report).
+   *
+   * @throws IllegalArgumentException naming the line and what is wrong
+   */
   public static List<EventLine> readAll(InputStream in) throws IOException {
-    List<EventLine> events = new ArrayList<>();
-    try (BufferedReader reader = new BufferedReader(
-        new InputStreamReader(in, StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = reader.readLine()) != null) {
-        if (!line.isBlank()) {
-          events.add(parse(line));
-        }
-      }
-    }
-    return events;
+    return EventLogReader.read(in, "event log", false).events();
   }
 }

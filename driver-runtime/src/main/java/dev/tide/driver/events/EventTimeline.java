@@ -7,7 +7,7 @@ import java.util.Set;
 /**
  * The text timeline of one application's event log ({@code bin/tide timeline}): one line per
  * event a person follows — executors coming and going and why, target changes, plans, stages,
- * batches, lost map outputs, the end — timed from the application's start. Task-level events
+ * batches, lost map outputs, the end (or that the log is incomplete) — timed from the application's start. Task-level events
  * and the once-a-second samples are left out (their effect shows in the summary), and so are a
  * streaming job's plans and stages (one per batch; its batch lines tell the story).
  */
@@ -27,6 +27,7 @@ public final class EventTimeline {
     int lostOutputs = 0;
     long lastTarget = -1;
     Set<String> live = new HashSet<>();
+    boolean ended = false;
     // A stream runs a plan per batch: its batch lines say enough.
     boolean stream = events.stream().anyMatch(e -> e.event().equals("batchSubmitted"));
     for (EventLine e : events) {
@@ -99,13 +100,21 @@ public final class EventTimeline {
             + " %s ms, executors %s (target %s)%s", e.get("batch"), e.get("records"),
             e.get("processingMs"), e.get("schedulingDelayMs"), e.get("executors"),
             e.get("target"), "true".equals(e.get("delayed")) ? ", DELAYED" : "");
-        case "jobEnd" -> "job " + ("true".equals(e.get("succeeded")) ? "succeeded: "
-            : "failed: ") + e.get("diagnostics");
+        case "jobEnd" -> {
+          ended = true;
+          yield "job " + JobEndState.of(e).text() + ": " + e.get("diagnostics");
+        }
         default -> null;
       };
       if (line != null) {
         text.append(String.format("%9.1fs  %s%n", (e.timeMillis() - t0) / 1000.0, line));
       }
+    }
+    if (!ended) {
+      text.append(String.format("%9.1fs  %s%n",
+          (events.get(events.size() - 1).timeMillis() - t0) / 1000.0, "incomplete: the log ends"
+              + " here, without jobEnd (the application still runs, or its ApplicationMaster"
+              + " died)"));
     }
     text.append(String.format("executors: %d added, peak %d running, %d failed; map outputs"
         + " lost: %d%n", added, peak, failed, lostOutputs));
