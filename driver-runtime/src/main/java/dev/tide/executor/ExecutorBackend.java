@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,6 +53,19 @@ public final class ExecutorBackend implements AutoCloseable {
   /** The job's {@code tide.shuffle.connectRetries}; set with {@link #runner}. */
   private volatile int shuffleConnectRetries = ShuffleClientConfig.DEFAULT_CONNECT_RETRIES;
   private volatile Channel channel;
+  /** The task attempts running now, as the heartbeats report them. */
+  private final java.util.Set<Long> runningTasks =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * Sends the heartbeats: a thread of its own, so tasks that keep every task thread busy do not
+   * make a live executor look lost.
+   */
+  private final ScheduledExecutorService heartbeats =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tide-heartbeat");
+        t.setDaemon(true);
+        return t;
+      });
 
   public ExecutorBackend(Settings settings) {
     this.settings = settings;
@@ -192,8 +206,12 @@ public final class ExecutorBackend implements AutoCloseable {
         runner = new TaskRunner(jobConf, settings.appLocalDirs(),
             ExecutorBackend.this::shuffleClient);
         registered.complete(null);
-        LOG.info("Executor {} registered with the driver at {}", settings.executorId(),
-            driver());
+        long interval = TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(jobConf).toMillis();
+        heartbeats.scheduleAtFixedRate(() -> RpcChannels.send(ch, new RpcMessage.Heartbeat(
+            settings.executorId(), List.copyOf(runningTasks))), interval, interval,
+            TimeUnit.MILLISECONDS);
+        LOG.info("Executor {} registered with the driver at {}; heartbeats every {} ms",
+            settings.executorId(), driver(), interval);
       } else if (message instanceof RpcMessage.LaunchTask m) {
         TaskRunner current = runner;
         ClassLoader classes = userClasses;
@@ -203,9 +221,15 @@ public final class ExecutorBackend implements AutoCloseable {
             Thread.currentThread().setContextClassLoader(classes);
           }
           LOG.info("Running task {} ({})", m.task().taskId(), m.task().describe());
-          TaskOutcome outcome = current == null
-              ? TaskOutcome.failed(m.task().taskId(), "executor not registered")
-              : current.run(m.task());
+          runningTasks.add(m.task().taskId());
+          TaskOutcome outcome;
+          try {
+            outcome = current == null
+                ? TaskOutcome.failed(m.task().taskId(), "executor not registered")
+                : current.run(m.task());
+          } finally {
+            runningTasks.remove(m.task().taskId());
+          }
           RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome)).addListener(sent -> {
             if (current != null && current.ranOutOfMemory()) {
               exitWith(EXIT_OUT_OF_MEMORY, "Executor " + settings.executorId() + " ran out of"
@@ -259,6 +283,7 @@ public final class ExecutorBackend implements AutoCloseable {
 
   @Override
   public void close() {
+    heartbeats.shutdownNow();
     tasks.shutdownNow();
     if (userClasses instanceof java.io.Closeable closeable) {
       try {
