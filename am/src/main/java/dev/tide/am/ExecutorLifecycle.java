@@ -147,6 +147,21 @@ final class ExecutorLifecycle {
   }
 
   /**
+   * The driver declared {@code executor} lost (no heartbeat within its timeout): its container
+   * is released and the loss counted as a failure against its node, as Spark counts an executor
+   * it kills for a missed heartbeat. A JVM that stops answering (frozen, swapping, cut off) is
+   * a broken executor like one that exits with an error; uncounted, a node or a job that hangs
+   * every executor would be given new ones for ever, since a lost executor's tasks are rerun
+   * without counting against their attempts.
+   */
+  void releaseLost(Executor executor, String diagnostics) {
+    LOG.warn("{}; releasing container {} and asking for a replacement", diagnostics,
+        executor.container.getId());
+    containers.release(executor, "lost: no heartbeat");
+    countFailure(executor, diagnostics, true);
+  }
+
+  /**
    * Classifies completed containers, counts the failures, tells the driver.
    *
    * @return executors that ended without the AM releasing them (to be replaced)

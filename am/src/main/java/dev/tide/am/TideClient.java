@@ -1,6 +1,7 @@
 package dev.tide.am;
 
 import dev.tide.driver.AppSecret;
+import dev.tide.driver.ExecutorHeartbeats;
 import dev.tide.driver.JobStatus;
 import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
@@ -259,6 +260,7 @@ public final class TideClient extends Configured implements Tool {
       for (ConfigOption<?> option : TideOptions.all()) {
         option.get(conf);
       }
+      ExecutorHeartbeats.check(conf);
     } catch (IllegalArgumentException e) {
       throw new ClientCommand.UsageException(e.getMessage());
     }

@@ -194,6 +194,24 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   /**
+   * Releases the lost executor's container and counts the loss as an executor failure against
+   * its node (see {@link ExecutorLifecycle#releaseLost}); its completion is then not counted
+   * again.
+   */
+  @Override
+  public void killLostExecutor(String executorId, String reason) {
+    mailbox.add(() -> {
+      Executor executor = containers.byId(executorId);
+      if (executor == null || executor.state == State.RELEASING) {
+        LOG.debug("Kill of lost executor {} ignored: not running", executorId);
+        return;
+      }
+      lifecycle.releaseLost(executor, reason);
+      cadence.wake();
+    });
+  }
+
+  /**
    * Stops the allocator thread and releases every container still held, with one last
    * heartbeat so the RM learns of it; containers whose executors the driver has seen go are
    * first given a few seconds to be reported complete ({@link ExecutorLifecycle#stop}). Waits

@@ -83,6 +83,8 @@ public final class Driver implements AutoCloseable {
   private final BatchAllocationPolicy policy;
   private final int maxAttempts;
   private final AtomicLong tasksSucceeded = new AtomicLong();
+  /** Owned by the event loop: when each registered executor was last heard from. */
+  private final ExecutorHeartbeats heartbeats;
 
   // Owned by the event loop.
   private final Map<String, Channel> registered = new HashMap<>();
@@ -129,6 +131,7 @@ public final class Driver implements AutoCloseable {
     // The allocation client also reports the cluster's headroom (for rampUp=headroom).
     this.policy = BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient);
     this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
+    this.heartbeats = ExecutorHeartbeats.from(conf);
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tide-driver");
       t.setDaemon(true);
@@ -601,10 +604,18 @@ public final class Driver implements AutoCloseable {
   }
 
   private void handle(Channel channel, RpcMessage message) {
+    String from = channelToExecutor.get(channel);
+    if (from != null) {
+      heartbeats.heard(from, clock.getAsLong());
+    }
     if (message instanceof RpcMessage.RegisterExecutor m) {
       register(channel, m);
+    } else if (message instanceof RpcMessage.Heartbeat m) {
+      // From an executor already removed (declared lost, say): it is ignored.
+      LOG.debug("Heartbeat of executor {} ({}) running tasks {}", m.executorId(),
+          from == null ? "not registered; ignored" : "registered", m.runningTaskIds());
     } else if (message instanceof RpcMessage.TaskStatus m) {
-      if (scheduler != null && channelToExecutor.containsKey(channel)) {
+      if (scheduler != null && from != null) {
         if (m.outcome().state() == TaskOutcome.State.SUCCEEDED) {
           tasksSucceeded.incrementAndGet();
         }
@@ -628,6 +639,7 @@ public final class Driver implements AutoCloseable {
     registered.put(id, channel);
     everRegistered.add(id);
     channelToExecutor.put(channel, id);
+    heartbeats.registered(id, m.host(), clock.getAsLong());
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
     LOG.info("Executor {} registered from {} ({} cores, {} ms after its JVM started)", id,
         m.host(), m.cores(), m.startupMillis());
@@ -671,6 +683,7 @@ public final class Driver implements AutoCloseable {
     }
     launched.remove(id);
     allocatedAtMillis.remove(id);
+    heartbeats.removed(id);
     if (known && removed.add(id)) {
       executorChanges++;
       LOG.info("Executor {} removed: {}", id, reason);
@@ -683,10 +696,14 @@ public final class Driver implements AutoCloseable {
   }
 
   private void tick() {
-    if (scheduler == null || (plan == null && !streaming) || result.isDone()) {
-      return; // no demand to act on before the first plan starts
+    if (result.isDone()) {
+      return;
     }
     long now = clock.getAsLong();
+    removeSilentExecutors(now);
+    if (scheduler == null || (plan == null && !streaming)) {
+      return; // no demand to act on before the first plan starts
+    }
     if (streamingPolicy == null) {
       evaluateBatchPolicy(now);
     }
@@ -696,6 +713,23 @@ public final class Driver implements AutoCloseable {
           "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
     }
     updateStatus();
+  }
+
+  /**
+   * Executors silent past tide.executor.heartbeatTimeout are lost: removed (their tasks run
+   * again, what they send later is ignored) and their containers released, counted as failed.
+   */
+  private void removeSilentExecutors(long now) {
+    for (ExecutorHeartbeats.Silent s : heartbeats.expire(now)) {
+      String reason = heartbeats.reason(s);
+      LOG.warn("Executor {} on {} lost: no heartbeat for {} s (more than {} = {} ms); releasing"
+          + " its container and running its tasks again", s.executorId(), s.host(),
+          s.silentMillis() / 1000, TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
+          TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.get(conf).toMillis());
+      executorGone(s.executorId(), reason);
+      allocationClient.killLostExecutor(s.executorId(), "executor " + s.executorId() + " on "
+          + s.host() + " " + reason);
+    }
   }
 
   private void evaluateBatchPolicy(long now) {

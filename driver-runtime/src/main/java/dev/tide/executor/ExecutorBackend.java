@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,6 +60,19 @@ public final class ExecutorBackend implements AutoCloseable {
   private final Map<Thread, TaskDescription> taskThreads = new ConcurrentHashMap<>();
   /** Set when user code is ending the JVM: tasks the driver sends after that are not started. */
   private volatile boolean exiting;
+  /** The task attempts running now, as the heartbeats report them. */
+  private final java.util.Set<Long> runningTasks =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * Sends the heartbeats: a thread of its own, so tasks that keep every task thread busy do not
+   * make a live executor look lost.
+   */
+  private final ScheduledExecutorService heartbeats =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tide-heartbeat");
+        t.setDaemon(true);
+        return t;
+      });
 
   public ExecutorBackend(Settings settings) {
     this.settings = settings;
@@ -237,8 +251,12 @@ public final class ExecutorBackend implements AutoCloseable {
         runner = new TaskRunner(jobConf, settings.appLocalDirs(),
             ExecutorBackend.this::shuffleClient);
         registered.complete(null);
-        LOG.info("Executor {} registered with the driver at {}", settings.executorId(),
-            driver());
+        long interval = TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(jobConf).toMillis();
+        heartbeats.scheduleAtFixedRate(() -> RpcChannels.send(ch, new RpcMessage.Heartbeat(
+            settings.executorId(), List.copyOf(runningTasks))), interval, interval,
+            TimeUnit.MILLISECONDS);
+        LOG.info("Executor {} registered with the driver at {}; heartbeats every {} ms",
+            settings.executorId(), driver(), interval);
       } else if (message instanceof RpcMessage.LaunchTask m) {
         TaskRunner current = runner;
         ClassLoader classes = userClasses;
@@ -254,6 +272,7 @@ public final class ExecutorBackend implements AutoCloseable {
           }
           LOG.info("Running task {} ({})", m.task().taskId(), m.task().describe());
           taskThreads.put(Thread.currentThread(), m.task());
+          runningTasks.add(m.task().taskId());
           TaskOutcome outcome;
           try {
             outcome = current == null
@@ -261,6 +280,7 @@ public final class ExecutorBackend implements AutoCloseable {
                 : current.run(m.task());
           } finally {
             taskThreads.remove(Thread.currentThread());
+            runningTasks.remove(m.task().taskId());
           }
           RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome)).addListener(sent -> {
             if (current != null && current.ranOutOfMemory()) {
@@ -315,6 +335,7 @@ public final class ExecutorBackend implements AutoCloseable {
 
   @Override
   public void close() {
+    heartbeats.shutdownNow();
     tasks.shutdownNow();
     if (userClasses instanceof java.io.Closeable closeable) {
       try {

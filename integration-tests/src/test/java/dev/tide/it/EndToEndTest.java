@@ -243,6 +243,95 @@ class EndToEndTest {
   }
 
   /**
+   * An executor stopped (SIGSTOP) while it runs the reduce keeps its TCP connection open, so
+   * only its missing heartbeats show it is gone: after tide.executor.heartbeatTimeout the driver
+   * declares it lost, the AM releases its container, the reduce runs again elsewhere and the
+   * job succeeds with the exact output. Before heartbeats the job waited for it for ever.
+   */
+  @Test
+  void anExecutorStoppedWhileRunningTheReduceIsDeclaredLostAndTheReduceRerun() throws Exception {
+    Configuration conf = jobConf();
+    conf.set("tide.dynamicAllocation.maxExecutors", "2");
+    conf.set("tide.executor.heartbeatInterval", "1s");
+    conf.set("tide.executor.heartbeatTimeout", "5s");
+    CompletableFuture<JobRun> job = submitAsync(conf, "sleep", "-m", "2", "-r", "1", "-mt",
+        "100", "-rt", "6000", "-b", "16384", "-o", "/sleep-stopped/out");
+    FileSystem fs = cluster.fileSystem();
+    String appId = awaitRunningApp(fs, "REDUCE", job);
+    String executor = null;
+    for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
+      if (appId.equals(JobRun.appId(events))) {
+        executor = JobRun.named(events, "taskStart").stream()
+            .filter(e -> e.get("kind").equals("REDUCE")).findFirst().orElseThrow()
+            .get("executor");
+      }
+    }
+    long pid = executorPid(appId, executor);
+    JobRun run;
+    try {
+      signal("STOP", pid);
+      // Without heartbeats this wait ended in a TimeoutException: the job never finished.
+      run = job.get(120, TimeUnit.SECONDS);
+    } finally {
+      signal("CONT", pid);
+      signal("KILL", pid);
+    }
+    assertEquals(0, run.exitCode(), run.output());
+    assertTrue(readAll(fs, "/sleep-stopped/out/part-r-00000").startsWith("partition 0 records "
+        + (2 * 16) + " "));
+    List<EventLine> events = run.events(fs, EVENTS);
+    String stopped = executor;
+    EventLine removed = JobRun.named(events, "executorRemoved").stream()
+        .filter(e -> stopped.equals(e.get("executor"))).findFirst().orElseThrow();
+    assertTrue(removed.get("reason").matches("lost: no heartbeat for \\d+ s"
+        + " \\(tide.executor.heartbeatTimeout = 5s\\)"), removed.toString());
+    assertTrue(JobRun.named(events, "containerReleased").stream()
+        .anyMatch(e -> e.get("reason").equals("lost: no heartbeat")),
+        "the AM released the lost executor's container");
+    List<EventLine> reduceEnds = JobRun.named(events, "taskEnd").stream()
+        .filter(e -> e.get("kind").equals("REDUCE")).toList();
+    assertEquals(List.of("EXECUTOR_LOST", "SUCCEEDED"),
+        reduceEnds.stream().map(e -> e.get("result")).toList());
+    assertNotEquals(stopped, reduceEnds.get(1).get("executor"), "rerun on another executor");
+    System.out.printf("stopped executor %s (pid %d): %s; job finished in %d ms%n", stopped, pid,
+        removed.get("reason"), run.wallMillis());
+  }
+
+  /** The pid of the application's executor JVM with this id, from /proc (as cluster/chaos.py). */
+  private static long executorPid(String appId, String executorId) throws Exception {
+    try (var procs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
+      for (java.nio.file.Path proc : (Iterable<java.nio.file.Path>) procs::iterator) {
+        String name = proc.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        List<String> args;
+        try {
+          args = List.of(new String(java.nio.file.Files.readAllBytes(proc.resolve("cmdline")),
+              StandardCharsets.UTF_8).split("\0"));
+        } catch (java.io.IOException gone) {
+          continue;
+        }
+        int id = args.indexOf("--executor-id");
+        int app = args.indexOf("--app-id");
+        if (args.contains("dev.tide.executor.ExecutorMain") && id >= 0 && app >= 0
+            && id + 1 < args.size() && app + 1 < args.size()
+            && args.get(id + 1).equals(executorId) && args.get(app + 1).equals(appId)) {
+          return Long.parseLong(name);
+        }
+      }
+    }
+    throw new AssertionError("no JVM of executor " + executorId + " of " + appId + " in /proc");
+  }
+
+  private static void signal(String signal, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+        .redirectErrorStream(true).start();
+    kill.getInputStream().readAllBytes(); // "No such process" once YARN has killed it
+    kill.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /**
    * Map outputs that vanish every time (a cleaner deleting them before the reduce fetches):
    * each round of map reruns fails its fetch again, and after tide.stage.maxConsecutiveAttempts
    * rounds the job fails saying so, instead of rerunning the maps up to 4 x maps times.

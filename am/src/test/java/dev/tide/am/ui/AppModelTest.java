@@ -105,6 +105,20 @@ class AppModelTest {
   }
 
   @Test
+  void anExecutorLostWithoutHeartbeatsShowsWhyNotOnlyThatItsContainerWasReleased() {
+    at(0, "jobStart", "app", "application_1_0009", "job", "wordcount", "user", "bob");
+    at(40, "executorLaunched", "executor", "3", "container", "c3", "host", "h3");
+    at(60, "executorAdded", "executor", "3");
+    String why = "lost: no heartbeat for 61 s (tide.executor.heartbeatTimeout = 60s)";
+    at(61_100, "executorRemoved", "executor", "3", "reason", why);
+    at(61_400, "containerCompleted", "container", "c3", "executor", "3", "exitStatus", -100,
+        "released", true, "failure", false, "diagnostics",
+        "released by the ApplicationMaster (exit status -100)");
+    assertEquals(why, model.executors().get(0).diagnosis);
+    assertTrue(UiPages.page("executors", model).contains(why));
+  }
+
+  @Test
   void textFromTheEventsIsEscapedInThePages() {
     at(0, "jobStart", "app", "application_1_0008", "job", "<script>alert(1)</script>");
     assertTrue(!UiPages.page("", model).contains("<script>alert"));

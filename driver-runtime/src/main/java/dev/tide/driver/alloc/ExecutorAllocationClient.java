@@ -23,6 +23,17 @@ public interface ExecutorAllocationClient extends ClusterHeadroom {
   void killExecutors(Collection<String> executorIds);
 
   /**
+   * The driver declared this executor lost (silent past {@code tide.executor.heartbeatTimeout}
+   * while its container still runs): kill it and release its container, which, unlike
+   * {@link #killExecutors}, counts as an executor failure, since a JVM that stops answering is
+   * as broken as one that exits with an error. {@code reason} says why, for the failure's
+   * diagnostics. The default only kills it.
+   */
+  default void killLostExecutor(String executorId, String reason) {
+    killExecutors(java.util.List.of(executorId));
+  }
+
+  /**
    * {@inheritDoc}
    *
    * <p>The default knows no limit ({@link Integer#MAX_VALUE}). The YARN allocator overrides it

@@ -44,8 +44,9 @@ public final class TideOptions {
       stringOption("tide.executor.javaOpts", "", "Extra JVM options for executors.");
   public static final ConfigOption<Integer> EXECUTOR_MAX_FAILURES =
       intOption("tide.executor.maxFailures", 0, 0,
-          "Executor failures in a row (containers that exited with an error, failed to start or"
-          + " exceeded their memory, with no task succeeding between them) within"
+          "Executor failures in a row (containers that exited with an error, failed to start,"
+          + " exceeded their memory or were lost without heartbeats (tide.executor"
+          + ".heartbeatTimeout), with no task succeeding between them) within"
           + " tide.executor.failuresValidityInterval that the job tolerates; one more fails it."
           + " A failure after a task succeeded forgives the ones before it. 0 means twice the executors the job may run, at"
           + " least 3, as Spark's: 2 x tide.dynamicAllocation.maxExecutors (2 x"
@@ -56,6 +57,20 @@ public final class TideOptions {
   public static final ConfigOption<Duration> EXECUTOR_REGISTRATION_TIMEOUT =
       durationOption("tide.executor.registrationTimeout", "60s",
           "How long an executor keeps retrying to register with the driver before it exits.");
+  public static final ConfigOption<Duration> EXECUTOR_HEARTBEAT_INTERVAL =
+      durationOption("tide.executor.heartbeatInterval", "5s", "How often a registered executor"
+          + " tells the driver it is alive (with the task attempts it runs), from a thread of"
+          + " its own, so a busy task does not delay it. Must be shorter than"
+          + " tide.executor.heartbeatTimeout.")
+          .withCheck(d -> !d.isZero(), "must be positive");
+  public static final ConfigOption<Duration> EXECUTOR_HEARTBEAT_TIMEOUT =
+      durationOption("tide.executor.heartbeatTimeout", "60s", "An executor the driver has not"
+          + " heard from for this long (a stopped or frozen JVM, a hung node, a network"
+          + " partition) is declared lost: its container is released and counted as an"
+          + " executor failure against its node, and its tasks run again elsewhere (as"
+          + " spark.network.timeout and mapreduce.task.timeout). Must be longer than"
+          + " tide.executor.heartbeatInterval; long enough to outlast the longest full GC pause.")
+          .withCheck(d -> !d.isZero(), "must be positive");
   public static final ConfigOption<Long> SORT_BUFFER_BYTES =
       bytesOption("tide.shuffle.sort.buffer", "0", 0, "Memory of a map task's sort buffer"
           + " (\"64m\"); when it fills, its records are sorted and spilled to local disk. 0 means"
@@ -316,7 +331,8 @@ public final class TideOptions {
   public static List<ConfigOption<?>> all() {
     return List.of(JOB, JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT,
+        EXECUTOR_REGISTRATION_TIMEOUT, EXECUTOR_HEARTBEAT_INTERVAL, EXECUTOR_HEARTBEAT_TIMEOUT,
+        SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT,
         SHUFFLE_CONNECT_RETRIES, TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS,
         DRIVER_PORT, EVENT_LOG_ENABLED, EVENT_LOG_DIR,

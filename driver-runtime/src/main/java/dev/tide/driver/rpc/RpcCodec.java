@@ -1,5 +1,6 @@
 package dev.tide.driver.rpc;
 
+import dev.tide.driver.rpc.RpcMessage.Heartbeat;
 import dev.tide.driver.rpc.RpcMessage.LaunchTask;
 import dev.tide.driver.rpc.RpcMessage.RegisterExecutor;
 import dev.tide.driver.rpc.RpcMessage.RegisterRejected;
@@ -34,6 +35,7 @@ import java.util.Map;
  *                         wholeServiceLost:u8 lostShuffleId:i32 lostMapIds:list(i32)
  *                         metrics:list(key:str value:i64) lossCause:str
  *   69 SHUTDOWN           reason:str
+ *   70 HEARTBEAT          executorId:str runningTaskIds:list(i64)
  * </pre>
  * Malformed input raises {@link IllegalArgumentException} naming what was wrong.
  */
@@ -44,6 +46,7 @@ public final class RpcCodec {
   static final byte LAUNCH_TASK = 67;
   static final byte TASK_STATUS = 68;
   static final byte SHUTDOWN = 69;
+  static final byte HEARTBEAT = 70;
   /** Strings and arrays longer than this are refused before any allocation. */
   static final int MAX_FIELD_BYTES = 64 * 1024 * 1024;
 
@@ -72,6 +75,11 @@ public final class RpcCodec {
     } else if (message instanceof Shutdown m) {
       frame = Frames.start(alloc, SHUTDOWN);
       writeString(frame, m.reason());
+    } else if (message instanceof Heartbeat m) {
+      frame = Frames.start(alloc, HEARTBEAT);
+      writeString(frame, m.executorId());
+      frame.writeInt(m.runningTaskIds().size());
+      m.runningTaskIds().forEach(frame::writeLong);
     } else {
       throw new IllegalArgumentException("unknown RPC message " + message);
     }
@@ -92,6 +100,7 @@ public final class RpcCodec {
       case LAUNCH_TASK -> new LaunchTask(readTask(body));
       case TASK_STATUS -> new TaskStatus(readOutcome(body));
       case SHUTDOWN -> new Shutdown(readString(body));
+      case HEARTBEAT -> new Heartbeat(readString(body), readTaskIds(body));
       default -> throw new IllegalArgumentException("unknown RPC message type " + type);
     };
     if (body.isReadable()) {
@@ -216,6 +225,15 @@ public final class RpcCodec {
     String lossCause = readString(in);
     return new TaskOutcome(taskId, TaskOutcome.State.values()[state], message, fetchHost,
         fetchPort, wholeService, lostShuffleId, lost, metrics, lossCause);
+  }
+
+  private static List<Long> readTaskIds(ByteBuf in) {
+    int count = readCount(in, 8);
+    List<Long> ids = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      ids.add(in.readLong());
+    }
+    return ids;
   }
 
   private static void writeString(ByteBuf out, String s) {

@@ -35,4 +35,15 @@ public sealed interface RpcMessage {
 
   /** Driver to executor: exit now. */
   record Shutdown(String reason) implements RpcMessage {}
+
+  /**
+   * Executor to driver, every {@code tide.executor.heartbeatInterval} once registered: it is
+   * alive, running these task attempts (ids as in {@link TaskDescription#taskId()}).
+   */
+  record Heartbeat(String executorId, java.util.List<Long> runningTaskIds)
+      implements RpcMessage {
+    public Heartbeat {
+      runningTaskIds = java.util.List.copyOf(runningTaskIds);
+    }
+  }
 }

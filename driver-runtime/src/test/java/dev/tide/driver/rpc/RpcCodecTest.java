@@ -65,6 +65,30 @@ class RpcCodecTest {
   }
 
   @Test
+  void aHeartbeatRoundTripsWithItsRunningTasksAndItsBytesAreAsDocumented() {
+    RpcMessage.Heartbeat beat = new RpcMessage.Heartbeat("12", List.of(7L, 1L << 40));
+    assertEquals(beat, roundTrip(beat));
+    assertEquals(new RpcMessage.Heartbeat("3", List.of()),
+        roundTrip(new RpcMessage.Heartbeat("3", List.of())));
+    ByteBuf frame = RpcCodec.encode(ByteBufAllocator.DEFAULT, beat);
+    try {
+      byte[] bytes = new byte[frame.readableBytes()];
+      frame.readBytes(bytes);
+      // length, type 70, executorId "12", 2 task ids.
+      assertArrayEquals(new byte[] {0, 0, 0, 27, 70, 0, 0, 0, 2, '1', '2', 0, 0, 0, 2,
+          0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 1, 0, 0, 0, 0, 0}, bytes);
+    } finally {
+      frame.release();
+    }
+    // A count of task ids larger than the frame holds is refused before allocating.
+    ByteBuf lying = Unpooled.buffer().writeByte(70).writeInt(1).writeByte('x')
+        .writeInt(1_000_000);
+    IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
+        () -> RpcCodec.decode(lying));
+    assertTrue(tooMany.getMessage().contains("list count 1000000"), tooMany.getMessage());
+  }
+
+  @Test
   void malformedFramesAreRefusedWithAReasonAndNoHugeAllocation() {
     IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
         () -> RpcCodec.decode(Unpooled.wrappedBuffer(new byte[] {120})));
