@@ -18,12 +18,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -57,6 +60,11 @@ import org.slf4j.LoggerFactory;
  *       follows), and stop everything, collecting failures rather than stopping at the
  *       first.</li>
  * </ol>
+ * Killed (SIGTERM from the NodeManager, followed by SIGKILL after {@code
+ * yarn.nodemanager.sleep-delay-before-sigkill.ms}), it ends the job as killed in a shutdown hook
+ * that runs before Hadoop closes the FileSystems: {@code jobEnd} with state killed, the
+ * uncommitted output deleted, the staging directory deleted when no attempt follows
+ * ({@link #onTermination}).
  * Any exception fails the application with the exception's message. The process exits 0 after a
  * successful unregister (whatever the job's result), 1 otherwise.
  *
@@ -69,6 +77,19 @@ public final class ApplicationMaster {
   private static final Duration FAST_HEARTBEAT = Duration.ofMillis(200);
   private static final Duration SLOW_HEARTBEAT = Duration.ofSeconds(3);
   private static final int LAUNCHER_THREADS = 4;
+  /**
+   * Before Hadoop's hook that closes the cached FileSystems ({@link
+   * FileSystem#SHUTDOWN_HOOK_PRIORITY}): the cleanup on SIGTERM needs them.
+   */
+  static final int SHUTDOWN_HOOK_PRIORITY = FileSystem.SHUTDOWN_HOOK_PRIORITY + 20;
+  /**
+   * How long the SIGTERM cleanup waits for the driver to end the job as killed. The
+   * NodeManager follows SIGTERM with SIGKILL after {@code
+   * yarn.nodemanager.sleep-delay-before-sigkill.ms} (250 ms by default); the cleanup is ordered
+   * so that what matters most is done first, and what SIGKILL cuts short the next submission to
+   * the same output cleans up (see {@code JobOutput}).
+   */
+  private static final Duration KILL_CLEANUP_WAIT = Duration.ofSeconds(5);
 
   private final Configuration conf;
   private final ApplicationId appId;
@@ -87,7 +108,12 @@ public final class ApplicationMaster {
   private final AppModel model = new AppModel();
   private YarnAllocator allocator;
   private ExecutorService launcherPool;
+  private YarnApplicationLiveness liveness;
   private boolean registered;
+  /** True once unregistered: no attempt follows, whatever the attempt number. */
+  private volatile boolean unregistered;
+  /** True once {@link #shutDown} has finished: the JVM exits on its own, not by a signal. */
+  private volatile boolean shutDownDone;
 
   public ApplicationMaster(Configuration conf, ApplicationId appId, String host, byte[] secret) {
     this(conf, appId, host, secret, true);
@@ -149,6 +175,8 @@ public final class ApplicationMaster {
   public int run() {
     FinalApplicationStatus finalStatus = FinalApplicationStatus.FAILED;
     String diagnostics;
+    ShutdownHookManager.get().addShutdownHook(this::onTermination, SHUTDOWN_HOOK_PRIORITY,
+        KILL_CLEANUP_WAIT.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
     try {
       logEffectiveSettings();
       startAndRegister();
@@ -230,6 +258,8 @@ public final class ApplicationMaster {
 
     Driver driver = new Driver(conf, appId.toString(), secret, allocator);
     driver.onEvent(model::apply);
+    liveness = new YarnApplicationLiveness(conf);
+    driver.checkOutputOwnersWith(liveness);
     driverRef.set(driver);
     InetSocketAddress rpc = driver.start();
     String driverHost = rpc.getAddress() == null || rpc.getAddress().isAnyLocalAddress()
@@ -338,7 +368,6 @@ public final class ApplicationMaster {
     if (launcherPool != null) {
       launcherPool.shutdownNow();
     }
-    boolean unregistered = false;
     if (registered) {
       try {
         // No final tracking URL: the ResourceManager's page of the application, whose
@@ -368,13 +397,60 @@ public final class ApplicationMaster {
     if (yarnClient != null) {
       step(failures, "stop YarnClient", yarnClient::stop);
     }
+    if (liveness != null) {
+      step(failures, "stop the liveness YarnClient", liveness::close);
+    }
     if (statusServer != null) {
       step(failures, "stop status server", statusServer::close);
     }
     if (!failures.isEmpty()) {
       LOG.warn("Shutdown of {} had {} failures: {}", appId, failures.size(), failures);
     }
+    shutDownDone = true;
     return unregistered ? 0 : 1;
+  }
+
+  /**
+   * The JVM is ending before {@link #shutDown} did (SIGTERM: the NodeManager stops the AM's
+   * container because the application was killed, {@code yarn application -kill} or the
+   * client's Ctrl-C, or because the node goes away). Runs in Hadoop's shutdown hook manager
+   * before the FileSystems close, and does, most important first: end the job as killed (the
+   * running plan's uncommitted output deleted, {@code jobEnd} with state killed written and the
+   * event log closed), then delete the staging directory when no attempt follows. The
+   * NodeManager's SIGKILL may cut it short; each step's time after the signal is logged.
+   */
+  private void onTermination() {
+    if (shutDownDone) {
+      return;
+    }
+    long start = System.nanoTime();
+    LOG.warn("ApplicationMaster of {} is being stopped (SIGTERM: the application was killed, or"
+        + " its container stopped); ending the job as killed", appId);
+    Driver driver = driverRef.get();
+    if (driver != null) {
+      try {
+        boolean done = driver.kill("application " + appId + " was killed (its ApplicationMaster"
+            + " was stopped by SIGTERM)", KILL_CLEANUP_WAIT);
+        LOG.warn("Job of {} {} {} ms after SIGTERM", appId, done
+            ? "ended as killed (uncommitted output deleted, event log written)"
+            : "could not be ended as killed (driver busy or stopped)", millisSince(start));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    if (unregistered || lastAttempt) {
+      try {
+        deleteStagingDir();
+      } catch (IOException e) {
+        LOG.warn("Cannot delete the staging directory of {}", appId, e);
+      }
+    }
+    LOG.warn("Cleanup of {} on SIGTERM done {} ms after the signal", appId, millisSince(start));
+  }
+
+  private static long millisSince(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
   private void deleteStagingDir() throws IOException {

@@ -50,10 +50,12 @@ import org.slf4j.LoggerFactory;
  * runs, the job's progress from the AM's {@code /status} endpoint. It returns 0 when the
  * application FINISHED with SUCCEEDED, 1 otherwise, 2 for a usage or configuration error
  * (found before YARN is asked for anything: {@link ClientCommand}, {@link JobPreflight}). With
- * {@code --detach} it returns 0 as soon as the application is RUNNING. On Ctrl-C a shutdown hook
- * kills the application if it has not ended, and deletes the staging directory. Otherwise the
- * staging directory belongs to the AM, which deletes it at its end; the client deletes it only
- * for an application whose AM never ran (not submitted, or ended before RUNNING).
+ * {@code --detach} it returns 0 as soon as the application is RUNNING. On Ctrl-C or SIGTERM
+ * {@link KillOnShutdown} kills the application if it has not ended, and deletes the staging
+ * directory. Otherwise the staging directory belongs to the AM, which deletes it at its end; the
+ * client deletes it only for an application whose AM never ran (not submitted, or ended before
+ * RUNNING), and before each submission deletes those that ended applications left behind
+ * ({@link LeftoverStaging}).
  *
  * <p>Threading: {@link #run} on the caller's thread; one instance runs one application at a
  * time. Settings come from the Tool's configuration, from {@code tide-site.xml} on the classpath
@@ -98,7 +100,8 @@ public final class TideClient extends Configured implements Tool {
   private final PrintStream out;
   private final PrintStream err;
   private volatile ApplicationId lastApplicationId;
-  private volatile boolean applicationEnded;
+  /** Kills the application being followed when the JVM is stopped (Ctrl-C, SIGTERM). */
+  private KillOnShutdown killHook;
   /** True once the AM registered (RUNNING): from then on the AM deletes the staging dir. */
   private volatile boolean amStarted;
 
@@ -171,7 +174,6 @@ public final class TideClient extends Configured implements Tool {
       YarnClientApplication app = yarn.createApplication();
       ApplicationId appId = app.getNewApplicationResponse().getApplicationId();
       lastApplicationId = appId;
-      applicationEnded = false;
       Resource amResource = amResource(conf);
       Resource max = app.getNewApplicationResponse().getMaximumResourceCapability();
       if (amResource.getMemorySize() > max.getMemorySize()
@@ -182,16 +184,17 @@ public final class TideClient extends Configured implements Tool {
         return 2;
       }
       FileSystem fs = FileSystem.get(conf);
-      StagingArea staging = StagingArea.create(fs, AmOptions.stagingDir(conf, fs),
-          appId.toString());
+      Path stagingRoot = AmOptions.stagingDir(conf, fs);
+      LeftoverStaging.delete(fs, stagingRoot, yarn, System.currentTimeMillis());
+      StagingArea staging = StagingArea.create(fs, stagingRoot, appId.toString());
       boolean detach = command.detach() || AmOptions.CLIENT_DETACH.get(conf);
       amStarted = false;
-      Thread killHook = new Thread(() -> killIfRunning(yarn, appId, staging), "tide-kill-hook");
+      killHook = new KillOnShutdown(yarn, appId, () -> deleteStaging(staging), err);
       try {
         ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
         prepareSubmission(context, conf, fs, staging, job, jobArgs, resources, amResource);
         if (!detach) {
-          Runtime.getRuntime().addShutdownHook(killHook);
+          killHook.register();
         }
         try {
           yarn.submitApplication(context);
@@ -202,14 +205,9 @@ public final class TideClient extends Configured implements Tool {
         out.println(submittedLine(appId, context.getApplicationName(), context.getQueue()));
         return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf), detach);
       } finally {
-        try {
-          Runtime.getRuntime().removeShutdownHook(killHook);
-        } catch (IllegalStateException e) {
-          // JVM shutting down (Ctrl-C): the hook is killing the application with this client.
-          // It may still be polling the RM when the monitor sees the end; stopping the client
-          // under it would leave it retrying a closed connection for the RM connect timeout.
-          awaitHook(killHook);
-        }
+        // When the JVM is shutting down (Ctrl-C) the hook is killing the application with this
+        // YarnClient: it is not stopped before the hook is done.
+        killHook.unregister();
         if (!amStarted) {
           // Never submitted, or ended before its AM ran: nobody else will delete it.
           deleteStaging(staging);
@@ -384,7 +382,7 @@ public final class TideClient extends Configured implements Tool {
         lastState = state;
       }
       if (ENDED.contains(state)) {
-        applicationEnded = true;
+        killHook.applicationEnded();
         return reportEnd(appId, report);
       }
       if (state == YarnApplicationState.RUNNING && !amStarted) {
@@ -436,28 +434,6 @@ public final class TideClient extends Configured implements Tool {
       (succeeded ? out : err).println(appId + " diagnostics: " + diagnostics);
     }
     return succeeded ? 0 : 1;
-  }
-
-  private static void awaitHook(Thread hook) {
-    try {
-      hook.join(60_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void killIfRunning(YarnClient yarn, ApplicationId appId, StagingArea staging) {
-    if (applicationEnded) {
-      return;
-    }
-    err.println("Interrupted: killing " + appId);
-    try {
-      yarn.killApplication(appId);
-      err.println("Killed " + appId);
-    } catch (Exception e) {
-      err.println("Could not kill " + appId + ": " + e);
-    }
-    deleteStaging(staging);
   }
 
   private void deleteStaging(StagingArea staging) {

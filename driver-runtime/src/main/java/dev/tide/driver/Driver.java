@@ -99,6 +99,8 @@ public final class Driver implements AutoCloseable {
   private long tasksOfPlans;
   private EventLog events = EventLog.disabled();
   private java.util.function.Consumer<dev.tide.driver.events.EventLine> eventListener;
+  /** Tells whether the application that left an output directory behind still runs. */
+  private volatile ApplicationLiveness liveness = ApplicationLiveness.UNKNOWN;
   private int lastTarget = -1;
   private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
@@ -164,6 +166,15 @@ public final class Driver implements AutoCloseable {
    */
   public void onEvent(java.util.function.Consumer<dev.tide.driver.events.EventLine> listener) {
     this.eventListener = listener;
+  }
+
+  /**
+   * How to tell whether another application still runs: an output directory it left
+   * uncommitted is deleted only when it does not (see {@link JobOutput}). Call before
+   * {@link #run()}; without it such a directory is refused as existing output.
+   */
+  public void checkOutputOwnersWith(ApplicationLiveness liveness) {
+    this.liveness = liveness;
   }
 
   /** Sets the tick's period (tests: a long one shows what happens without ticks). */
@@ -257,6 +268,34 @@ public final class Driver implements AutoCloseable {
    */
   public void abort(String diagnostics) {
     post(() -> finish(JobResult.failure(diagnostics)));
+  }
+
+  /**
+   * The application is being killed (its AM got SIGTERM): ends the job as killed, which deletes
+   * the running plan's uncommitted output and records {@code jobEnd} with state killed, then
+   * writes out and closes the event log. Waits up to {@code wait} for that; returns whether it
+   * was done. Does nothing to a job that has already ended. Safe from any thread (a shutdown
+   * hook).
+   */
+  public boolean kill(String diagnostics, java.time.Duration wait) throws InterruptedException {
+    if (loop.isShutdown()) {
+      return false; // closed: the job has ended and its log is written
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    post(() -> {
+      try {
+        finish(JobResult.killed(diagnostics));
+      } finally {
+        events.close();
+        done.complete(null);
+      }
+    });
+    try {
+      done.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException | ExecutionException e) {
+      return false; // the event loop is busy or already stopped
+    }
   }
 
   /** Records a cluster-side event in the application's event log (if one is configured). */
@@ -583,7 +622,7 @@ public final class Driver implements AutoCloseable {
       return;
     }
     try {
-      JobOutput.prepare(conf, next.outputPath(), appId);
+      JobOutput.prepare(conf, next.outputPath(), appId, liveness);
     } catch (IOException e) {
       done.complete("plan " + next.name() + " could not start: " + e.getMessage());
       return;
@@ -832,10 +871,9 @@ public final class Driver implements AutoCloseable {
     if (planDone != null) {
       endPlan(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
     }
-    LOG.info("Job {}: {}", jobResult.succeeded() ? "succeeded" : "failed",
-        jobResult.diagnostics());
+    LOG.info("Job {}: {}", jobResult.state().eventName(), jobResult.diagnostics());
     events.record("jobEnd", "succeeded", jobResult.succeeded(), "diagnostics",
-        jobResult.diagnostics());
+        jobResult.diagnostics(), "state", jobResult.state().eventName());
     updateStatus();
     allocationClient.requestTotalExecutors(0, 0, Map.of());
     result.complete(jobResult);

@@ -2,6 +2,7 @@ package dev.tide.driver;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -20,11 +21,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@code _temporary/_application_<id>} names the application that made the directory. A new
  * attempt of the same application (its AM died before the job committed) finds that mark and
- * starts the directory over instead of refusing it as existing output.
+ * starts the directory over instead of refusing it as existing output; so does another
+ * application when the one named is no longer running ({@link ApplicationLiveness}): its AM was
+ * killed before it could abort (MapReduce's committer likewise removes a dead job's
+ * {@code _temporary/}). The output of an application that still runs is never touched.
  */
 public final class JobOutput {
   private static final Logger LOG = LoggerFactory.getLogger(JobOutput.class);
   static final String TEMPORARY = "_temporary";
+  private static final String SUCCESS = "_SUCCESS";
+  /** {@code _temporary/_application_<id>}: the application that made the directory. */
+  private static final String OWNER_PREFIX = "_application_";
 
   private JobOutput() {}
 
@@ -47,23 +54,81 @@ public final class JobOutput {
     }
   }
 
+  /** As {@link #prepare(Configuration, String, String, ApplicationLiveness)}, knowing no liveness. */
   static void prepare(Configuration conf, String output, String appId) throws IOException {
+    prepare(conf, output, appId, ApplicationLiveness.UNKNOWN);
+  }
+
+  /**
+   * Creates the output directory with {@code appId}'s mark in its {@code _temporary/}. An
+   * existing directory is refused unless it is the uncommitted output of this application (an
+   * earlier attempt) or of one {@code liveness} says is no longer running; either is deleted
+   * first.
+   */
+  static void prepare(Configuration conf, String output, String appId,
+      ApplicationLiveness liveness) throws IOException {
     if (output.isEmpty()) {
       return;
     }
     Path path = new Path(output);
     FileSystem fs = path.getFileSystem(conf);
-    Path mark = new Path(new Path(path, TEMPORARY), "_application_" + appId);
+    Path mark = ownerMark(path, appId);
     if (fs.exists(path)) {
-      if (!fs.exists(mark)) {
-        throw new IOException("output directory " + fs.makeQualified(path) + " already exists");
+      Path qualified = fs.makeQualified(path);
+      if (fs.exists(mark)) {
+        LOG.info("Output directory {} is the uncommitted output of an earlier attempt of {};"
+            + " starting it over", qualified, appId);
+      } else {
+        Optional<String> owner = uncommittedOwner(fs, path);
+        if (owner.isEmpty()) {
+          throw new IOException("output directory " + qualified + " already exists");
+        }
+        if (isRunning(liveness, owner.get())) {
+          throw new IOException("output directory " + qualified + " already exists: it is"
+              + " being written by " + owner.get() + ", which is still running");
+        }
+        LOG.info("Output directory {} is the uncommitted output of {}, which is no longer"
+            + " running (its ApplicationMaster died before it could clean up); deleting it",
+            qualified, owner.get());
       }
-      LOG.info("Output directory {} is the uncommitted output of an earlier attempt of {};"
-          + " starting it over", fs.makeQualified(path), appId);
       fs.delete(path, true);
     }
     fs.mkdirs(new Path(path, TEMPORARY));
     fs.create(mark, false).close();
+  }
+
+  /**
+   * The application that made {@code output} and has not committed it: named by the mark in
+   * its {@code _temporary/}, when there is no {@code _SUCCESS}. Empty for a committed output,
+   * a directory Tide did not make, or none.
+   */
+  public static Optional<String> uncommittedOwner(FileSystem fs, Path output)
+      throws IOException {
+    Path temporary = new Path(output, TEMPORARY);
+    if (!fs.exists(temporary) || fs.exists(new Path(output, SUCCESS))) {
+      return Optional.empty();
+    }
+    for (FileStatus entry : fs.listStatus(temporary,
+        p -> p.getName().startsWith(OWNER_PREFIX))) {
+      String owner = entry.getPath().getName().substring(OWNER_PREFIX.length());
+      if (!owner.isEmpty()) {
+        return Optional.of(owner);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isRunning(ApplicationLiveness liveness, String appId) {
+    try {
+      return liveness.isRunning(appId);
+    } catch (IOException e) {
+      LOG.warn("Cannot tell whether {} still runs; treating it as running", appId, e);
+      return true;
+    }
+  }
+
+  private static Path ownerMark(Path output, String appId) {
+    return new Path(new Path(output, TEMPORARY), OWNER_PREFIX + appId);
   }
 
   /** Where a task attempt writes its file. */
@@ -106,7 +171,7 @@ public final class JobOutput {
       }
     }
     fs.delete(temporary, true);
-    fs.create(new Path(path, "_SUCCESS"), true).close();
+    fs.create(new Path(path, SUCCESS), true).close();
   }
 
   /** A failed job leaves nothing: its output directory (made by {@link #prepare}) goes. */

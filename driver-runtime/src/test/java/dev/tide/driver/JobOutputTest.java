@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -25,9 +27,7 @@ class JobOutputTest {
     String out = dir.resolve("out").toUri().toString();
     JobOutput.prepare(conf, out, "application_1_0001");
     // The first attempt's AM dies after a task wrote its file.
-    Path attempt = Path.of(JobOutput.attemptFile(out, 7, 0).toUri());
-    Files.createDirectories(attempt.getParent());
-    Files.writeString(attempt, "from attempt 1");
+    Path attempt = writeAttemptFile(out, 7, "from attempt 1");
 
     JobOutput.prepare(conf, out, "application_1_0001");
     assertFalse(Files.exists(attempt), "the earlier attempt's files are gone");
@@ -66,13 +66,63 @@ class JobOutputTest {
   }
 
   @Test
+  void theUncommittedOutputOfAnApplicationThatNoLongerRunsIsDeleted(@TempDir Path dir)
+      throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    // Its AM is SIGKILLed after a task committed its file: nothing cleans up.
+    Path attempt = writeAttemptFile(out, 7, "from the dead application");
+    assertTrue(JobOutput.commitTask(conf, out, 7, 0));
+    List<String> asked = new ArrayList<>();
+
+    JobOutput.prepare(conf, out, "application_1_0002", appId -> {
+      asked.add(appId);
+      return false;
+    });
+
+    assertEquals(List.of("application_1_0001"), asked);
+    try (Stream<Path> files = Files.walk(dir.resolve("out"))) {
+      assertEquals(Set.of("out", JobOutput.TEMPORARY, "_application_application_1_0002"),
+          files.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith("."))
+              .collect(Collectors.toSet()), "only the new application's empty directory");
+    }
+  }
+
+  @Test
+  void theOutputOfAnApplicationThatStillRunsOrMayRunIsNeverTouched(@TempDir Path dir)
+      throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    Path attempt = writeAttemptFile(out, 7, "still being written");
+
+    IOException running = assertThrows(IOException.class,
+        () -> JobOutput.prepare(conf, out, "application_1_0002", appId -> true));
+    assertTrue(running.getMessage().endsWith("already exists: it is being written by"
+        + " application_1_0001, which is still running"), running.getMessage());
+    assertThrows(IOException.class, () -> JobOutput.prepare(conf, out, "application_1_0002",
+        appId -> {
+          throw new IOException("ResourceManager unreachable");
+        }));
+    assertEquals("still being written", Files.readString(attempt));
+  }
+
+  @Test
+  void aCommittedOutputIsRefusedWhoeverMadeIt(@TempDir Path dir) throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    JobOutput.commit(conf, out);
+    IOException e = assertThrows(IOException.class,
+        () -> JobOutput.prepare(conf, out, "application_1_0002", appId -> false));
+    assertTrue(e.getMessage().endsWith("already exists"), e.getMessage());
+    assertTrue(Files.exists(dir.resolve("out").resolve("_SUCCESS")));
+  }
+
+  @Test
   void theCommittedDirectoryHoldsThePartFilesAndSuccessOnly(@TempDir Path dir)
       throws Exception {
     String out = dir.resolve("out").toUri().toString();
     JobOutput.prepare(conf, out, "application_1_0001");
-    Path attempt = Path.of(JobOutput.attemptFile(out, 3, 0).toUri());
-    Files.createDirectories(attempt.getParent());
-    Files.writeString(attempt, "a\t1\n");
+    Path attempt = writeAttemptFile(out, 3, "a\t1\n");
     assertTrue(JobOutput.commitTask(conf, out, 3, 0));
     JobOutput.commit(conf, out);
     try (Stream<Path> files = Files.list(dir.resolve("out"))) {
@@ -81,5 +131,13 @@ class JobOutputTest {
           .collect(Collectors.toSet());
       assertEquals(Set.of("part-r-00000", "_SUCCESS"), names);
     }
+  }
+
+  /** What a task attempt writes: its part file of partition 0. */
+  private static Path writeAttemptFile(String out, long taskId, String text) throws IOException {
+    Path attempt = Path.of(JobOutput.attemptFile(out, taskId, 0).toUri());
+    Files.createDirectories(attempt.getParent());
+    Files.writeString(attempt, text);
+    return attempt;
   }
 }

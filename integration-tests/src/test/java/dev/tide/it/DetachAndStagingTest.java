@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.am.AmOptions;
+import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventLog;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -24,7 +26,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.AfterAll;
@@ -43,6 +47,8 @@ class DetachAndStagingTest {
   private static final Pattern SUBMITTED = Pattern.compile("Submitted (application_\\d+_\\d+)");
   private static final String[] SLEEP_JOB = {"sleep", "-m", "4", "-r", "1", "-mt", "1500",
       "-rt", "100"};
+
+  private static final String EVENTS = "/tide-events";
 
   private static EmbeddedCluster cluster;
   private static YarnClient yarn;
@@ -117,6 +123,162 @@ class DetachAndStagingTest {
     assertTrue(run.output().contains("unknown queue: no-such-queue"), run.output());
     assertFalse(stagingExists(ApplicationId.fromString(run.appId())),
         "deleted by the client before it returned");
+  }
+
+  /**
+   * Issue 37 item 3: {@code yarn application -kill} (here {@code YarnClient.killApplication})
+   * sends the AM SIGTERM; it must end its event log with {@code jobEnd} state killed, delete the
+   * output its job created ({@code _temporary/} with it) and delete the staging directory before
+   * the NodeManager's SIGKILL follows.
+   */
+  @Test
+  void aKilledApplicationLeavesNoDebrisAndEndsItsEventLogKilled() throws Exception {
+    Configuration conf = cluster.clientConf();
+    conf.set("tide.eventLog.dir", EVENTS);
+    String output = "/killed/out";
+    JobRun run = Submitter.run(conf, System.out, "--detach", "sleep", "-m", "2", "-r", "1",
+        "-mt", "600000", "-o", output);
+    assertEquals(0, run.exitCode(), run.output());
+    ApplicationId appId = ApplicationId.fromString(run.appId());
+    FileSystem fs = cluster.fileSystem();
+    waitFor(() -> eventLogHas(fs, appId, "taskStart"), 90, "a task of " + appId + " started");
+    assertTrue(fs.exists(new org.apache.hadoop.fs.Path(output, "_temporary")));
+    // The AM's log is deleted as the application ends: opened now, it can be read afterwards.
+    java.io.InputStream amLog = amStderr(appId);
+
+    yarn.killApplication(appId);
+
+    waitFor(() -> isEnded(appId), 60, appId + " ended");
+    waitFor(() -> eventLogHas(fs, appId, "jobEnd"), 30,
+        "the event log of the killed " + appId + " ends with jobEnd");
+    EventLine end = lastEvent(fs, appId);
+    assertEquals("jobEnd", end.event());
+    assertEquals("killed", end.get("state"), end.toString());
+    assertEquals("false", end.get("succeeded"), end.toString());
+    assertFalse(fs.exists(new org.apache.hadoop.fs.Path(output)),
+        "the killed job's partial output (and its _temporary/) is deleted");
+    assertFalse(stagingExists(appId), "the killed AM deleted its staging directory");
+    try (amLog) {
+      // What the AM got between SIGTERM and the NodeManager's SIGKILL (250 ms later).
+      new String(amLog.readAllBytes(), StandardCharsets.UTF_8).lines()
+          .filter(l -> l.contains("SIGTERM")).forEach(l -> System.out.println("[AM] " + l));
+    }
+  }
+
+  /** The stderr (log) of the application's AM container, opened for reading. */
+  private static java.io.InputStream amStderr(ApplicationId appId) throws Exception {
+    ContainerId am = yarn.getApplicationAttemptReport(
+        yarn.getApplicationReport(appId).getCurrentApplicationAttemptId()).getAMContainerId();
+    for (int i = 0; i < 2; i++) { // the class's cluster has 2 NodeManagers
+      for (String dir : cluster.yarn().getNodeManager(i).getConfig()
+          .getTrimmedStrings("yarn.nodemanager.log-dirs")) {
+        Path stderr = Path.of(dir, appId.toString(), am.toString(), "stderr");
+        if (Files.exists(stderr)) {
+          return Files.newInputStream(stderr);
+        }
+      }
+    }
+    throw new AssertionError("no log of the AM container " + am);
+  }
+
+  /**
+   * Issue 37 item 3: an AM killed with SIGKILL on its only attempt cleans nothing; the next
+   * submission to the same output removes that debris (the dead application's {@code
+   * _temporary/}, with a task's part file in it, and its staging directory) and succeeds.
+   */
+  @Test
+  void aRerunToTheOutputOfAnAmKilledBySigkillSucceeds() throws Exception {
+    Configuration conf = cluster.clientConf();
+    String output = "/sigkilled/out";
+    conf.set("tide.dynamicAllocation.maxExecutors", "1");
+    JobRun run = Submitter.run(conf, System.out, "--detach", "sleep", "-m", "1", "-r", "2",
+        "-mt", "100", "-rt", "5000", "-o", output);
+    assertEquals(0, run.exitCode(), run.output());
+    ApplicationId dead = ApplicationId.fromString(run.appId());
+    FileSystem fs = cluster.fileSystem();
+    org.apache.hadoop.fs.Path committedTask = new org.apache.hadoop.fs.Path(output,
+        "_temporary/task_00000/part-r-00000");
+    waitFor(() -> exists(fs, committedTask), 90, "the first reduce task of " + dead
+        + " committed " + committedTask);
+
+    ContainerId am = yarn.getApplicationAttemptReport(
+        yarn.getApplicationReport(dead).getCurrentApplicationAttemptId()).getAMContainerId();
+    yarn.signalToContainer(am, SignalContainerCommand.FORCEFUL_SHUTDOWN); // SIGKILL
+    waitFor(() -> isEnded(dead), 60, dead + " ended after its AM was killed");
+    assertTrue(exists(fs, committedTask), "a SIGKILLed AM cleans nothing up");
+    assertTrue(stagingExists(dead), "a SIGKILLed AM cleans nothing up");
+
+    JobRun rerun = Submitter.run(cluster.clientConf(), System.out, "sleep", "-m", "1", "-r", "2",
+        "-mt", "100", "-rt", "100", "-o", output);
+
+    assertEquals(0, rerun.exitCode(), rerun.output());
+    assertTrue(exists(fs, new org.apache.hadoop.fs.Path(output, "_SUCCESS")));
+    assertFalse(exists(fs, new org.apache.hadoop.fs.Path(output, "_temporary")));
+    assertFalse(stagingExists(dead), "the next submission deleted the staging directory of the"
+        + " dead " + dead);
+  }
+
+  /**
+   * Issue 37 item 3: a client stopped with SIGTERM kills its application and deletes the staging
+   * directory; its cleanup ran in a JVM shutdown hook of its own and lost the race with Hadoop's
+   * hook that closes the cached FileSystems ("Cannot delete staging directory ... Filesystem
+   * closed").
+   */
+  @Test
+  void aClientStoppedWithSigtermKillsTheApplicationAndDeletesItsStaging() throws Exception {
+    Process client = startClientProcess("sleep", "-m", "2", "-mt", "600000");
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Thread reader = readLines(client, lines);
+    try {
+      waitFor(() -> lines.stream().anyMatch(
+          l -> l.matches("application_\\S+ RUNNING .*executors [1-9].*")), 90,
+          "the client saw executors running: " + lines);
+      ApplicationId appId = submittedId(lines);
+
+      client.destroy(); // SIGTERM
+      assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client ended: " + lines);
+      reader.join(10_000);
+
+      assertEquals(YarnApplicationState.KILLED,
+          yarn.getApplicationReport(appId).getYarnApplicationState(), String.join("\n", lines));
+      assertFalse(String.join("\n", lines).contains("Filesystem closed"),
+          String.join("\n", lines));
+      assertFalse(stagingExists(appId), "staging deleted: " + String.join("\n", lines));
+    } finally {
+      client.destroyForcibly();
+      reader.join(10_000);
+    }
+  }
+
+  private static boolean exists(FileSystem fs, org.apache.hadoop.fs.Path path) {
+    try {
+      return fs.exists(path);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static List<EventLine> events(FileSystem fs, ApplicationId appId) throws IOException {
+    org.apache.hadoop.fs.Path log = EventLog.pathFor(EVENTS, appId.toString());
+    if (!fs.exists(log)) {
+      return List.of();
+    }
+    try (java.io.InputStream in = fs.open(log)) {
+      return EventLine.readAll(in);
+    }
+  }
+
+  private static boolean eventLogHas(FileSystem fs, ApplicationId appId, String event) {
+    try {
+      return events(fs, appId).stream().anyMatch(e -> e.event().equals(event));
+    } catch (IOException | IllegalArgumentException e) {
+      return false; // not written yet, or a line still being written
+    }
+  }
+
+  private static EventLine lastEvent(FileSystem fs, ApplicationId appId) throws IOException {
+    List<EventLine> events = events(fs, appId);
+    return events.get(events.size() - 1);
   }
 
   private static void assertSucceededAndStagingDeleted(ApplicationId appId) throws Exception {
