@@ -228,11 +228,9 @@ public final class AppModel {
       case "containerCompleted" -> {
         Executor x = executor(e.get("executor"));
         x.exitStatus = e.get("exitStatus");
-        // A container the AM released says only that; the driver's reason for removing the
-        // executor (idle, lost without heartbeats) is what a user wants to read.
-        if (!"true".equals(e.get("released")) || x.diagnosis.isEmpty()) {
-          x.diagnosis = e.get("diagnostics");
-        }
+        // The container's own end; why the driver removed the executor (idle, lost without
+        // heartbeats) is its removalReason.
+        x.diagnosis = e.get("diagnostics");
         if ("true".equals(e.get("failure"))) {
           x.state = "failed";
           executorFailures++;

@@ -114,7 +114,7 @@ class AppModelTest {
     at(61_400, "containerCompleted", "container", "c3", "executor", "3", "exitStatus", -100,
         "released", true, "failure", false, "diagnostics",
         "released by the ApplicationMaster (exit status -100)");
-    assertEquals(why, model.executors().get(0).diagnosis);
+    assertEquals(why, model.executors().get(0).removalReason);
     assertTrue(UiPages.page("executors", model).contains(why));
   }
 
