@@ -13,6 +13,8 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.shuffle.transport.LogSafe;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +45,7 @@ import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.client.util.YarnClientUtils;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -204,7 +207,7 @@ public final class TideClient extends Configured implements Tool {
           return 1;
         }
         out.println(submittedLine(appId, context.getApplicationName(), context.getQueue()));
-        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf), detach);
+        return monitor(yarn, appId, conf, detach);
       } finally {
         try {
           Runtime.getRuntime().removeShutdownHook(killHook);
@@ -437,8 +440,9 @@ public final class TideClient extends Configured implements Tool {
    * Prints state changes and progress until the application ends, or, when {@code detach},
    * until it is RUNNING.
    */
-  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval,
-      boolean detach) throws Exception {
+  private int monitor(YarnClient yarn, ApplicationId appId, Configuration conf, boolean detach)
+      throws Exception {
+    Duration pollInterval = AmOptions.CLIENT_POLL_INTERVAL.get(conf);
     AmStatusClient statusClient = new AmStatusClient(pollInterval.plusSeconds(1));
     YarnApplicationState lastState = null;
     String lastProgress = null;
@@ -455,7 +459,7 @@ public final class TideClient extends Configured implements Tool {
       }
       if (state == YarnApplicationState.RUNNING && !amStarted) {
         amStarted = true;
-        out.println(appId + " tracking URL: " + report.getTrackingUrl());
+        out.println(appId + " tracking URL: " + trackingUrl(report.getTrackingUrl(), conf));
         if (detach) {
           out.println(appId + " is running; the client detaches. Follow it with:");
           out.println("  yarn application -status " + appId);
@@ -480,6 +484,33 @@ public final class TideClient extends Configured implements Tool {
       }
       Thread.sleep(pollInterval.toMillis());
     }
+  }
+
+  /**
+   * The tracking URL to print: the application report's, except that a ResourceManager whose
+   * web address was configured with port 0 (MiniYARNCluster, the embedded demo) reports its
+   * proxy on port 0 even after its web server took a port. Then the proxy address of the
+   * client's configuration ({@code yarn.web-proxy.address}, else the RM's web address), which
+   * carries that port, takes its place.
+   */
+  static String trackingUrl(String reported, Configuration conf) {
+    URI url;
+    try {
+      url = new URI(reported);
+    } catch (URISyntaxException e) {
+      return reported;
+    }
+    if (url.getPort() != 0) {
+      return reported;
+    }
+    String proxy = conf.get(YarnConfiguration.PROXY_ADDRESS,
+        WebAppUtils.getRMWebAppURLWithoutScheme(conf));
+    int colon = proxy.lastIndexOf(':');
+    if (colon < 0 || proxy.substring(colon + 1).equals("0")) {
+      return reported;
+    }
+    return url.getScheme() + "://" + proxy + url.getRawPath()
+        + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery());
   }
 
   /**
