@@ -444,8 +444,8 @@ public final class TideClient extends Configured implements Tool {
       throws Exception {
     Duration pollInterval = AmOptions.CLIENT_POLL_INTERVAL.get(conf);
     AmStatusClient statusClient = new AmStatusClient(pollInterval.plusSeconds(1));
+    ClientProgress progress = new ClientProgress(appId);
     YarnApplicationState lastState = null;
-    String lastProgress = null;
     while (true) {
       ApplicationReport report = yarn.getApplicationReport(appId);
       YarnApplicationState state = report.getYarnApplicationState();
@@ -453,6 +453,7 @@ public final class TideClient extends Configured implements Tool {
         out.println(appId + " " + state);
         lastState = state;
       }
+      progress.attempt(report.getCurrentApplicationAttemptId()).forEach(out::println);
       if (ENDED.contains(state)) {
         applicationEnded = true;
         return reportEnd(appId, report);
@@ -472,11 +473,7 @@ public final class TideClient extends Configured implements Tool {
         if (url.isPresent()) {
           try {
             JobStatus status = statusClient.fetch(url.get());
-            String progress = status.describe();
-            if (!progress.equals(lastProgress)) {
-              out.println(appId + " RUNNING " + progress);
-              lastProgress = progress;
-            }
+            progress.status(status).forEach(out::println);
           } catch (IOException e) {
             LOG.debug("No status from the AM of {} yet", appId, e);
           }
