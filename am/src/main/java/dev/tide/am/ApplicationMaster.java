@@ -350,6 +350,15 @@ public final class ApplicationMaster {
         + " batches (" + c.delayedBatches() + " delayed)" : "") + log;
   }
 
+  /**
+   * The diagnostics the AM unregisters with: the job's, then the summary, on a line of their
+   * own. The ResourceManager appends them to its own text for the attempt without a separator,
+   * and after a ResourceManager restart that text is "Attempt recovered after RM restart".
+   */
+  static String unregisterDiagnostics(String diagnostics, String summary) {
+    return "\n" + diagnostics + summary;
+  }
+
   private JobStatus currentStatus() {
     Driver driver = driverRef.get();
     if (driver == null) {
@@ -372,7 +381,8 @@ public final class ApplicationMaster {
       try {
         // No final tracking URL: the ResourceManager's page of the application, whose
         // diagnostics end with this summary, stays what the tracking link opens.
-        amrmClient.unregisterApplicationMaster(finalStatus, diagnostics + finalSummary(), null);
+        amrmClient.unregisterApplicationMaster(finalStatus,
+            unregisterDiagnostics(diagnostics, finalSummary()), null);
         unregistered = true;
         LOG.info("Unregistered {} with final status {}", appId, finalStatus);
       } catch (Exception e) {

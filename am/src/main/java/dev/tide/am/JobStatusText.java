@@ -19,9 +19,12 @@ import java.util.Map;
  * targetExecutors=4
  * progress=0.3
  * waitingReason=nodes excluded h1,h2 (executor failures)
+ * streaming=
+ * damagedMapOutputs=0
  * </pre>
  * Unknown keys are ignored when parsing, so fields can be added; a missing
- * {@code waitingReason} (an older AM) reads as empty. Stateless and thread-safe.
+ * {@code waitingReason} or {@code streaming} (an older AM) reads as empty, a missing
+ * {@code damagedMapOutputs} as 0. Stateless and thread-safe.
  */
 public final class JobStatusText {
   private JobStatusText() {}
@@ -40,6 +43,7 @@ public final class JobStatusText {
     line(text, "progress", status.progress());
     line(text, "waitingReason", status.waitingReason().replace('\n', ' '));
     line(text, "streaming", status.streaming().replace('\n', ' '));
+    line(text, "damagedMapOutputs", status.damagedMapOutputs());
     return text.toString();
   }
 
@@ -57,7 +61,8 @@ public final class JobStatusText {
         intField(fields, "tasksTotal"), intField(fields, "pendingTasks"),
         intField(fields, "runningTasks"), intField(fields, "executorsRunning"),
         intField(fields, "targetExecutors"), floatField(fields, "progress"),
-        fields.getOrDefault("waitingReason", ""), fields.getOrDefault("streaming", ""));
+        fields.getOrDefault("waitingReason", ""), fields.getOrDefault("streaming", ""),
+        fields.containsKey("damagedMapOutputs") ? intField(fields, "damagedMapOutputs") : 0);
   }
 
   private static void line(StringBuilder text, String key, Object value) {

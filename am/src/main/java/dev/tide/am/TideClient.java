@@ -9,6 +9,8 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.shuffle.transport.LogSafe;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +41,7 @@ import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.client.util.YarnClientUtils;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -203,7 +206,7 @@ public final class TideClient extends Configured implements Tool {
           return 1;
         }
         out.println(submittedLine(appId, context.getApplicationName(), context.getQueue()));
-        return monitor(yarn, appId, AmOptions.CLIENT_POLL_INTERVAL.get(conf), detach);
+        return monitor(yarn, appId, conf, detach);
       } finally {
         // When the JVM is shutting down (Ctrl-C) the hook is killing the application with this
         // YarnClient: it is not stopped before the hook is done.
@@ -369,11 +372,12 @@ public final class TideClient extends Configured implements Tool {
    * Prints state changes and progress until the application ends, or, when {@code detach},
    * until it is RUNNING.
    */
-  private int monitor(YarnClient yarn, ApplicationId appId, Duration pollInterval,
-      boolean detach) throws Exception {
+  private int monitor(YarnClient yarn, ApplicationId appId, Configuration conf, boolean detach)
+      throws Exception {
+    Duration pollInterval = AmOptions.CLIENT_POLL_INTERVAL.get(conf);
     AmStatusClient statusClient = new AmStatusClient(pollInterval.plusSeconds(1));
+    ClientProgress progress = new ClientProgress(appId);
     YarnApplicationState lastState = null;
-    String lastProgress = null;
     while (true) {
       ApplicationReport report = yarn.getApplicationReport(appId);
       YarnApplicationState state = report.getYarnApplicationState();
@@ -381,13 +385,14 @@ public final class TideClient extends Configured implements Tool {
         out.println(appId + " " + state);
         lastState = state;
       }
+      progress.attempt(report.getCurrentApplicationAttemptId()).forEach(out::println);
       if (ENDED.contains(state)) {
         killHook.applicationEnded();
         return reportEnd(appId, report);
       }
       if (state == YarnApplicationState.RUNNING && !amStarted) {
         amStarted = true;
-        out.println(appId + " tracking URL: " + report.getTrackingUrl());
+        out.println(appId + " tracking URL: " + trackingUrl(report.getTrackingUrl(), conf));
         if (detach) {
           out.println(appId + " is running; the client detaches. Follow it with:");
           out.println("  yarn application -status " + appId);
@@ -400,11 +405,7 @@ public final class TideClient extends Configured implements Tool {
         if (url.isPresent()) {
           try {
             JobStatus status = statusClient.fetch(url.get());
-            String progress = status.describe();
-            if (!progress.equals(lastProgress)) {
-              out.println(appId + " RUNNING " + progress);
-              lastProgress = progress;
-            }
+            progress.status(status).forEach(out::println);
           } catch (IOException e) {
             LOG.debug("No status from the AM of {} yet", appId, e);
           }
@@ -412,6 +413,33 @@ public final class TideClient extends Configured implements Tool {
       }
       Thread.sleep(pollInterval.toMillis());
     }
+  }
+
+  /**
+   * The tracking URL to print: the application report's, except that a ResourceManager whose
+   * web address was configured with port 0 (MiniYARNCluster, the embedded demo) reports its
+   * proxy on port 0 even after its web server took a port. Then the proxy address of the
+   * client's configuration ({@code yarn.web-proxy.address}, else the RM's web address), which
+   * carries that port, takes its place.
+   */
+  static String trackingUrl(String reported, Configuration conf) {
+    URI url;
+    try {
+      url = new URI(reported);
+    } catch (URISyntaxException e) {
+      return reported;
+    }
+    if (url.getPort() != 0) {
+      return reported;
+    }
+    String proxy = conf.get(YarnConfiguration.PROXY_ADDRESS,
+        WebAppUtils.getRMWebAppURLWithoutScheme(conf));
+    int colon = proxy.lastIndexOf(':');
+    if (colon < 0 || proxy.substring(colon + 1).equals("0")) {
+      return reported;
+    }
+    return url.getScheme() + "://" + proxy + url.getRawPath()
+        + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery());
   }
 
   /**

@@ -28,6 +28,14 @@ class StatusEndpointTest {
   }
 
   @Test
+  void damagedMapOutputsRoundTripAndReadAsZeroFromAnOlderAm() {
+    JobStatus damaged = new JobStatus("wordcount", 2, 2, 25, 26, 1, 0, 0, 1, 0.96f, "", "", 2);
+    assertEquals(damaged, JobStatusText.parse(JobStatusText.format(damaged)));
+    String older = JobStatusText.format(damaged).replace("damagedMapOutputs=2\n", "");
+    assertEquals(0, JobStatusText.parse(older).damagedMapOutputs());
+  }
+
+  @Test
   void waitingReasonFollowsTheCountsAndMayBeAbsent() {
     JobStatus waiting = new JobStatus("wordcount", 2, 2, 25, 26, 1, 0, 0, 1, 0.96f,
         "nodes excluded h2,h3 (executor failures)", "");

@@ -113,6 +113,21 @@ class TideClientTest {
     assertTrue(output().contains("tide: --jar target: a directory, not a jar"), output());
   }
 
+  /**
+   * A ResourceManager whose web address was configured with port 0 (MiniYARNCluster, the demo)
+   * reports tracking URLs on port 0; the client prints the port its web server took.
+   */
+  @Test
+  void aTrackingUrlOnPort0IsPrintedWithTheWebServersPort() {
+    Configuration conf = new Configuration(false);
+    conf.set("yarn.resourcemanager.webapp.address", "localhost:41234");
+    assertEquals("http://localhost:41234/proxy/application_1_0001/", TideClient.trackingUrl(
+        "http://localhost:0/proxy/application_1_0001/", conf));
+    assertEquals("http://rm.example.com:8088/proxy/application_1_0001/", TideClient.trackingUrl(
+        "http://rm.example.com:8088/proxy/application_1_0001/", conf));
+    assertEquals("N/A", TideClient.trackingUrl("N/A", conf));
+  }
+
   /** A name with a line break is printed as one line, escaped as the rest of the output. */
   @Test
   void theSubmittedLineEscapesTheNameAndQueue() {

@@ -889,7 +889,7 @@ public final class Driver implements AutoCloseable {
         plan == null ? 0 : scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
         Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
-        streamLine);
+        streamLine, scheduler.damagedMapOutputs());
   }
 
   private byte[] confBytes() {

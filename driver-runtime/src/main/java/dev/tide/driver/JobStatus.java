@@ -9,10 +9,21 @@ package dev.tide.driver;
  *     knows (for example nodes excluded for executor failures); empty when it knows none
  * @param streaming for a streaming job, its batches so far ({@code batches 12, last 2000
  *     records in 1.3 s, delay 0 ms}); empty for a batch job
+ * @param damagedMapOutputs map outputs that a node's shuffle service found damaged on its disk
+ *     so far (their maps were rerun); the client says so when the count grows
  */
 public record JobStatus(String jobName, int stageIndex, int stageCount, int tasksDone,
     int tasksTotal, int pendingTasks, int runningTasks, int executorsRunning,
-    int targetExecutors, float progress, String waitingReason, String streaming) {
+    int targetExecutors, float progress, String waitingReason, String streaming,
+    int damagedMapOutputs) {
+
+  /** A status with no damaged map output. */
+  public JobStatus(String jobName, int stageIndex, int stageCount, int tasksDone,
+      int tasksTotal, int pendingTasks, int runningTasks, int executorsRunning,
+      int targetExecutors, float progress, String waitingReason, String streaming) {
+    this(jobName, stageIndex, stageCount, tasksDone, tasksTotal, pendingTasks, runningTasks,
+        executorsRunning, targetExecutors, progress, waitingReason, streaming, 0);
+  }
 
   /**
    * One line for a terminal: {@code stage 1/2, tasks 12/40, executors 3 (target 4)}, followed
@@ -35,6 +46,7 @@ public record JobStatus(String jobName, int stageIndex, int stageCount, int task
   /** This status with {@code reason} as its waiting reason. */
   public JobStatus withWaitingReason(String reason) {
     return new JobStatus(jobName, stageIndex, stageCount, tasksDone, tasksTotal, pendingTasks,
-        runningTasks, executorsRunning, targetExecutors, progress, reason, streaming);
+        runningTasks, executorsRunning, targetExecutors, progress, reason, streaming,
+        damagedMapOutputs);
   }
 }

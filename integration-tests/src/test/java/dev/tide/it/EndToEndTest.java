@@ -83,6 +83,10 @@ class EndToEndTest {
     JobRun run = Submitter.run(conf, System.out, "wordcount", "/wc/in", "/wc/out");
 
     assertEquals(0, run.exitCode(), run.output());
+    // The RM's web server took an ephemeral port: the client prints that one, not port 0.
+    assertTrue(run.output().contains(run.appId() + " tracking URL: http://"
+        + conf.get("yarn.resourcemanager.webapp.address") + "/proxy/" + run.appId() + "/"),
+        run.output());
     assertTrue(fs.exists(new org.apache.hadoop.fs.Path("/wc/out/_SUCCESS")));
     Map<String, Long> actual = WordCountOutput.read(fs, "/wc/out");
     assertEquals(expected, actual);

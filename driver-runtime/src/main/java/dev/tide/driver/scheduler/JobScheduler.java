@@ -46,6 +46,8 @@ public final class JobScheduler {
   private final List<StageProgress> stages = new ArrayList<>();
   private final Map<Long, Running> running = new HashMap<>();
   private int fetchFailures;
+  /** Map outputs lost because the serving node found them damaged on its disk. */
+  private int damagedMapOutputs;
   /** Rounds of reruns after fetch failures since a shuffle-reading task last succeeded. */
   private int fetchFailureRounds;
   /** Stages whose outputs lost in the current round are still being recomputed. */
@@ -566,6 +568,9 @@ public final class JobScheduler {
       for (int index : e.getValue()) {
         if (stage.loseOutput(index)) {
           rerunStages.add(stage.stage.id());
+          if (outcome.lossCause().equals(TaskOutcome.DAMAGED_ON_DISK)) {
+            damagedMapOutputs++;
+          }
           events.record("mapOutputLost", "stage", globalId(stage.stage.id()),
               "shuffle", globalId(stage.stage.id()), "map", index, "partition", task.index(),
               "host", outcome.fetchHost(), "port", outcome.fetchPort(), "reader",
@@ -611,6 +616,11 @@ public final class JobScheduler {
       }
     }
     return n;
+  }
+
+  /** Map outputs found damaged on their node's disk so far, each counted once per loss. */
+  public int damagedMapOutputs() {
+    return damagedMapOutputs;
   }
 
   public int runningTasks() {

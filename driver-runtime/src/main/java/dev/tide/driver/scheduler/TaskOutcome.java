@@ -18,9 +18,12 @@ public record TaskOutcome(long taskId, State state, String message, String fetch
     int fetchPort, boolean wholeServiceLost, int lostShuffleId, List<Integer> lostMapIds,
     Map<String, Long> metrics, String lossCause) {
 
+  /** The {@link #lossCause()} of an output the serving node found damaged on its disk. */
+  public static final String DAMAGED_ON_DISK = "disk";
+
   /** The values of {@link #lossCause()} for a fetch failure. */
-  public static final List<String> LOSS_CAUSES = List.of("disk", "network", "unknown", "missing",
-      "unreachable", "service");
+  public static final List<String> LOSS_CAUSES = List.of(DAMAGED_ON_DISK, "network", "unknown",
+      "missing", "unreachable", "service");
 
   /** The end state of an attempt. */
   public enum State { SUCCEEDED, FAILED, FETCH_FAILED }

@@ -187,6 +187,7 @@ class JobSchedulerTest {
         "corrupt", "hostA", 1, false, 0, List.of(0), Map.of(), "disk"));
     Assignment rerun = s.assignTasks().get(0);
     assertEquals(TaskDescription.Kind.MAP, rerun.task().kind());
+    assertEquals(1, s.damagedMapOutputs(), "map outputs found damaged on a node's disk");
     succeed(s, rerun);
     // ... the second arrives after the new output exists: it read the old file.
     s.taskEnded(new TaskOutcome(reduces.get(1).task().taskId(), TaskOutcome.State.FETCH_FAILED,
@@ -194,6 +195,7 @@ class JobSchedulerTest {
     List<Assignment> next = s.assignTasks();
     assertEquals(List.of(TaskDescription.Kind.REDUCE, TaskDescription.Kind.REDUCE),
         next.stream().map(a -> a.task().kind()).toList(), "no second rerun of map 0");
+    assertEquals(1, s.damagedMapOutputs(), "one damaged output, reported twice");
     next.forEach(a -> succeed(s, a));
     assertTrue(s.isDone());
   }
