@@ -323,6 +323,7 @@ public final class Driver implements AutoCloseable {
     events.record("settings", settingsShown());
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
+    scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
     for (String id : registered.keySet()) {
       addIfReady(id);
     }
@@ -695,6 +696,9 @@ public final class Driver implements AutoCloseable {
     removeSilentExecutors(now);
     if (scheduler == null || (plan == null && !streaming)) {
       return; // no demand to act on before the first plan starts
+    }
+    if (scheduler.findStragglers()) {
+      afterChange(); // their speculative attempts go to free slots now
     }
     if (streamingPolicy == null) {
       evaluateBatchPolicy(now);
