@@ -720,7 +720,7 @@ public final class Driver implements AutoCloseable {
       String reason = heartbeats.reason(s);
       LOG.warn("Executor {} on {} lost: no heartbeat for {} s (more than {} = {} ms); releasing"
           + " its container and running its tasks again", s.executorId(), s.host(),
-          s.silentMillis() / 1000, TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
+          ExecutorHeartbeats.silentSeconds(s), TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
           TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.get(conf).toMillis());
       executorGone(s.executorId(), reason);
       allocationClient.killLostExecutor(s.executorId(), "executor " + s.executorId() + " on "
