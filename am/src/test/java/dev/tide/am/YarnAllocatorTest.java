@@ -496,6 +496,28 @@ class YarnAllocatorTest {
   }
 
   @Test
+  void anExecutorTheDriverDeclaredLostIsReleasedAndCountedAsAFailure() {
+    bind(1, 0, Duration.ZERO);
+    launchTwo("node1", "node2");
+
+    String why = "executor 1 on node1 lost: no heartbeat for 61 s"
+        + " (tide.executor.heartbeatTimeout = 60s)";
+    allocator.killLostExecutor("1", why);
+    step();
+    assertEquals(Set.of(launched(0).getId()), amrm.released, "released at once");
+    assertEquals(List.of(), driver.aborts, "1 failure is not past tide.executor.maxFailures=1");
+    amrm.toComplete.add(TestContainers.released(launched(0)));
+    nextHeartbeat();
+    assertEquals(List.of(), driver.aborts, "its release is not counted a second time");
+
+    amrm.toComplete.add(TestContainers.completed(launched(1), 1, "boom"));
+    nextHeartbeat();
+    assertEquals(1, driver.aborts.size(), "the loss counted: a second failure is past the limit");
+    assertTrue(driver.aborts.get(0).contains("per node {node1=1, node2=1}"),
+        driver.aborts::toString);
+  }
+
+  @Test
   void preemptedExecutorIsNotAFailureAndIsReplaced() {
     bind(1, 1, Duration.ZERO);
     launchTwo("node1", "node2");

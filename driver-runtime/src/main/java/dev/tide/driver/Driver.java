@@ -367,6 +367,7 @@ public final class Driver implements AutoCloseable {
     events.record("settings", settingsShown());
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
+    scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
     for (String id : registered.keySet()) {
       addIfReady(id);
     }
@@ -743,6 +744,9 @@ public final class Driver implements AutoCloseable {
     if (scheduler == null || (plan == null && !streaming)) {
       return; // no demand to act on before the first plan starts
     }
+    if (scheduler.findStragglers()) {
+      afterChange(); // their speculative attempts go to free slots now
+    }
     if (streamingPolicy == null) {
       evaluateBatchPolicy(now);
     }
@@ -763,7 +767,7 @@ public final class Driver implements AutoCloseable {
       String reason = heartbeats.reason(s);
       LOG.warn("Executor {} on {} lost: no heartbeat for {} s (more than {} = {} ms); releasing"
           + " its container and running its tasks again", s.executorId(), s.host(),
-          s.silentMillis() / 1000, TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
+          ExecutorHeartbeats.silentSeconds(s), TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
           TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.get(conf).toMillis());
       executorGone(s.executorId(), reason);
       allocationClient.killLostExecutor(s.executorId(), "executor " + s.executorId() + " on "

@@ -94,8 +94,13 @@ public final class ExecutorHeartbeats {
 
   /** Why {@code s} was removed, as the event log and the UI show it. */
   String reason(Silent s) {
-    return "lost: no heartbeat for " + s.silentMillis() / 1000 + " s ("
+    return "lost: no heartbeat for " + silentSeconds(s) + " s ("
         + TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key() + " = " + describe(timeout) + ")";
+  }
+
+  /** Whole seconds, rounded up: an executor lost after 5.2 s of a 5 s timeout shows 6 s. */
+  static long silentSeconds(Silent s) {
+    return (s.silentMillis() + 999) / 1000;
   }
 
   private static String describe(Duration d) {

@@ -137,14 +137,35 @@ public final class JobOutput {
   }
 
   /**
+   * Creates a task attempt's file ({@link #attemptFile}). An attempt that starts writing after
+   * the job's output was committed (a speculative twin of a task that already won) is refused
+   * rather than leaving a {@code _temporary} directory in the committed output.
+   */
+  public static java.io.OutputStream createAttemptFile(Configuration conf, String output,
+      long taskId, int index) throws IOException {
+    Path file = attemptFile(output, taskId, index);
+    FileSystem fs = file.getFileSystem(conf);
+    if (!fs.exists(new Path(output, TEMPORARY))) {
+      throw new IOException("the output " + output + " was already committed (another attempt"
+          + " of task " + index + " finished first); attempt " + taskId + " writes nothing");
+    }
+    return fs.create(file, false);
+  }
+
+  /**
    * Commits a task attempt's file (if it wrote one); returns false when another attempt of the
-   * same task committed first, in which case this attempt's files are deleted.
+   * same task committed first, in which case this attempt's files are deleted; also when the
+   * whole output was committed meanwhile (the attempt was a speculative one that lost).
    */
   public static boolean commitTask(Configuration conf, String output, long taskId, int index)
       throws IOException {
     Path attempt = attemptDir(output, taskId);
     FileSystem fs = attempt.getFileSystem(conf);
     Path task = new Path(new Path(output, TEMPORARY), String.format("task_%05d", index));
+    if (fs.exists(new Path(output, "_SUCCESS"))) {
+      fs.delete(new Path(output, TEMPORARY), true);
+      return false;
+    }
     if (!fs.exists(attempt)) {
       return true;
     }

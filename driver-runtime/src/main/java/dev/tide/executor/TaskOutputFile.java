@@ -6,7 +6,6 @@ import dev.tide.driver.scheduler.TaskDescription;
 import java.io.IOException;
 import java.io.OutputStream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +35,7 @@ final class TaskOutputFile implements Reducer.ReduceOutput {
       throw new IOException("the output file of " + task.describe() + " was already opened");
     }
     opened = true;
-    Path file = JobOutput.attemptFile(task.outputPath(), task.taskId(), task.index());
-    return file.getFileSystem(conf).create(file, false);
+    return JobOutput.createAttemptFile(conf, task.outputPath(), task.taskId(), task.index());
   }
 
   @Override

@@ -146,6 +146,73 @@ class DriverHeartbeatTest {
     assertTrue(rerun.attempt() > stuck.attempt(), rerun.describe());
   }
 
+  /**
+   * With tide.speculation on, a map task held by an executor that heartbeats but never
+   * finishes (a straggler) gets a speculative attempt on the other executor, which completes
+   * the map stage.
+   */
+  @Test
+  void aStragglingMapGetsASpeculativeAttemptThatCompletesTheStage() throws Exception {
+    Configuration conf = new Configuration(false);
+    conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
+    conf.set(TideOptions.JOB.key(), "sleep");
+    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "4", "-mt", "200")));
+    conf.setBoolean(TideOptions.SPECULATION.key(), true);
+    conf.set(TideOptions.SPECULATION_MIN_TASK_RUNTIME.key(), "100ms");
+    Driver driver = new Driver(conf, APP, SECRET, new ExecutorAllocationClient() {
+      @Override
+      public void requestTotalExecutors(int targetExecutors, int localityAwareTasks,
+          Map<String, Integer> hostToLocalTaskCount) {}
+
+      @Override
+      public void killExecutors(Collection<String> executorIds) {}
+    });
+    List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
+    driver.onEvent(events::add);
+    toClose.add(driver);
+    int port = driver.start().getPort();
+    Thread run = new Thread(() -> {
+      try {
+        driver.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "driver-run");
+    run.setDaemon(true);
+    run.start();
+    SilentExecutor straggler = new SilentExecutor("1", port);
+    driver.executorLaunched("1", "localhost", 1);
+    TaskDescription held = straggler.launched.poll(20, TimeUnit.SECONDS);
+    assertNotNull(held, "the straggler gets a map task");
+    ExecutorBackend fast = new ExecutorBackend(new ExecutorBackend.Settings(LOOPBACK, port, "2",
+        APP, 1, SECRET, List.of(localDir), "localhost", 10_000));
+    toClose.add(fast);
+    Thread fastThread = new Thread(() -> {
+      try {
+        fast.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "executor-2");
+    fastThread.setDaemon(true);
+    fastThread.start();
+    driver.executorLaunched("2", "localhost", 1);
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (events.stream().noneMatch(e -> e.event().equals("stageCompleted"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the map stage did not complete within 30 s: " + events);
+      }
+      Thread.sleep(10); // polling interval of a deadline-bounded wait
+    }
+    EventLine speculated = events.stream().filter(e -> e.event().equals("taskSpeculated"))
+        .findFirst().orElseThrow();
+    assertEquals(Long.toString(held.taskId()), speculated.get("of"));
+    assertEquals(Integer.toString(held.index()), speculated.get("index"));
+    assertEquals("2", speculated.get("executor"));
+    assertEquals(1, events.stream().filter(e -> e.event().equals("taskSpeculated")).count());
+  }
+
   private static void awaitRunning(Driver driver, int tasks) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (driver.status().runningTasks() < tasks) {

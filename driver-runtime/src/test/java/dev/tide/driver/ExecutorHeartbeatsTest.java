@@ -29,6 +29,9 @@ class ExecutorHeartbeatsTest {
     assertEquals(List.of(new ExecutorHeartbeats.Silent("2", "node-b", 60_001)),
         heartbeats.expire(90_001));
     assertEquals(List.of(), heartbeats.expire(1_000_000));
+    heartbeats.registered("3", "node-c", 0);
+    assertEquals("lost: no heartbeat for 61 s (tide.executor.heartbeatTimeout = 60s)",
+        heartbeats.reason(heartbeats.expire(60_200).get(0)), "rounded up: more than 60 s");
   }
 
   @Test

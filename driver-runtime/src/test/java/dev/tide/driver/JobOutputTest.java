@@ -140,4 +140,29 @@ class JobOutputTest {
     Files.writeString(attempt, text);
     return attempt;
   }
+
+  @Test
+  void aSpeculativeAttemptThatLostLeavesNothingInTheCommittedOutput(@TempDir Path dir)
+      throws Exception {
+    String out = dir.resolve("out").toUri().toString();
+    JobOutput.prepare(conf, out, "application_1_0001");
+    try (var original = JobOutput.createAttemptFile(conf, out, 3, 0)) {
+      original.write("from the original\n".getBytes());
+    }
+    try (var copy = JobOutput.createAttemptFile(conf, out, 9, 0)) {
+      copy.write("from the copy\n".getBytes());
+    }
+    assertTrue(JobOutput.commitTask(conf, out, 9, 0), "the copy finishes first and wins");
+    JobOutput.commit(conf, out);
+    // The original ends after the job committed: it commits nothing and leaves nothing.
+    assertFalse(JobOutput.commitTask(conf, out, 3, 0));
+    IOException late = assertThrows(IOException.class,
+        () -> JobOutput.createAttemptFile(conf, out, 12, 0));
+    assertTrue(late.getMessage().contains("was already committed"), late.getMessage());
+    try (Stream<Path> files = Files.list(dir.resolve("out"))) {
+      assertEquals(Set.of("part-r-00000", "_SUCCESS"), files.map(p -> p.getFileName().toString())
+          .filter(n -> !n.startsWith(".")).collect(Collectors.toSet()));
+    }
+    assertEquals("from the copy\n", Files.readString(dir.resolve("out").resolve("part-r-00000")));
+  }
 }

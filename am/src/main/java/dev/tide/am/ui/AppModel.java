@@ -241,6 +241,10 @@ public final class AppModel {
           x.endMillis = t;
         }
       }
+      case "taskSpeculated" -> decisions.add(new Decision(t, "speculate task " + e.get("index")
+          + " of stage " + e.get("stage") + " on executor " + e.get("executor"), "its attempt"
+          + " ran " + e.get("runningMs") + " ms, over " + e.get("thresholdMs") + " ms"
+          + " (tide.speculation.multiplier x its stage's median)"));
       case "targetChanged", "streamingAllocation" -> {
         decisions.add(new Decision(t, "target " + e.get("from") + " -> " + e.get("target")
             + ("streamingAllocation".equals(e.event()) && e.getLong("remove") > 0

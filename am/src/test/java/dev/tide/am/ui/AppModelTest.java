@@ -119,6 +119,17 @@ class AppModelTest {
   }
 
   @Test
+  void aSpeculativeAttemptIsADecisionWithItsReason() {
+    at(0, "jobStart", "app", "application_1_0010", "job", "sort", "user", "bob");
+    at(5_000, "taskSpeculated", "task", 9, "of", 4, "stage", 0, "index", 3, "attempt", 1,
+        "executor", "2", "host", "h2", "runningMs", 4_100, "thresholdMs", 1_500);
+    AppModel.Decision d = model.decisions().get(0);
+    assertEquals("speculate task 3 of stage 0 on executor 2", d.what());
+    assertTrue(d.reason().startsWith("its attempt ran 4100 ms, over 1500 ms"), d.reason());
+    assertTrue(UiPages.page("allocation", model).contains("speculate task 3 of stage 0"));
+  }
+
+  @Test
   void textFromTheEventsIsEscapedInThePages() {
     at(0, "jobStart", "app", "application_1_0008", "job", "<script>alert(1)</script>");
     assertTrue(!UiPages.page("", model).contains("<script>alert"));

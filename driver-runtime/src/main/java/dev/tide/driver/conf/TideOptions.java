@@ -101,6 +101,23 @@ public final class TideOptions {
       intOption("tide.stage.maxConsecutiveAttempts", 4, 1, "Rounds of map reruns after shuffle"
           + " fetch failures, with no reduce task succeeding in between, before the job fails"
           + " (as spark.stage.maxConsecutiveAttempts).");
+  public static final ConfigOption<Boolean> SPECULATION =
+      booleanOption("tide.speculation", false, "Run a second, speculative attempt of a task that"
+          + " runs much longer than its stage's others (a straggler: a slow node or disk), on"
+          + " another executor (another host when one has a free slot); the first attempt to"
+          + " succeed wins and the other's result is ignored (as spark.speculation).");
+  public static final ConfigOption<Double> SPECULATION_QUANTILE =
+      doubleOption("tide.speculation.quantile", 0.75, "Fraction of a stage's tasks"
+          + " that must have succeeded before any of its tasks is speculated (0 to 1).")
+          .withCheck(q -> q >= 0 && q <= 1, "must be between 0 and 1");
+  public static final ConfigOption<Double> SPECULATION_MULTIPLIER =
+      doubleOption("tide.speculation.multiplier", 1.5, "A task is a straggler once"
+          + " it has run this many times the median run time of its stage's succeeded tasks.")
+          .withCheck(m -> m >= 1, "must be at least 1");
+  public static final ConfigOption<Duration> SPECULATION_MIN_TASK_RUNTIME =
+      durationOption("tide.speculation.minTaskRuntime", "500ms", TimeUnit.MILLISECONDS,
+          "A task is never speculated before it has run this long (short tasks cost less to"
+          + " wait for than to run twice).");
   public static final ConfigOption<Integer> DRIVER_PORT =
       intOption("tide.driver.port", 0, 0, "Driver RPC port; 0 picks a free one.");
   public static final ConfigOption<Boolean> EVENT_LOG_ENABLED =
@@ -334,7 +351,8 @@ public final class TideOptions {
         EXECUTOR_REGISTRATION_TIMEOUT, EXECUTOR_HEARTBEAT_INTERVAL, EXECUTOR_HEARTBEAT_TIMEOUT,
         SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT,
         SHUFFLE_CONNECT_RETRIES, TASK_MAX_ATTEMPTS,
-        STAGE_MAX_CONSECUTIVE_ATTEMPTS,
+        STAGE_MAX_CONSECUTIVE_ATTEMPTS, SPECULATION, SPECULATION_QUANTILE,
+        SPECULATION_MULTIPLIER, SPECULATION_MIN_TASK_RUNTIME,
         DRIVER_PORT, EVENT_LOG_ENABLED, EVENT_LOG_DIR,
         DA_ENABLED, DA_MIN_EXECUTORS, DA_MAX_EXECUTORS, DA_INITIAL_EXECUTORS,
         DA_EXECUTOR_IDLE_TIMEOUT, DA_EXECUTOR_ALLOCATION_RATIO, DA_SCHEDULER_BACKLOG_TIMEOUT,

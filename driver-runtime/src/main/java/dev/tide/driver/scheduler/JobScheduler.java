@@ -57,6 +57,8 @@ public final class JobScheduler {
   /** Attempts of earlier plans still running: their reports only free their slots. */
   private final Map<Long, String> strays = new HashMap<>();
   private final CachedBlocks cachedBlocks = new CachedBlocks();
+  /** Which stragglers get a speculative attempt; null: speculation off. */
+  private SpeculationRule speculation;
 
   /** An executor as the scheduler sees it. */
   private static final class ExecutorSlots {
@@ -169,6 +171,52 @@ public final class JobScheduler {
     return stages.get(task.stageId() - stageBase);
   }
 
+  /** Turns speculative execution on with this rule ({@code tide.speculation}); null: off. */
+  public void speculation(SpeculationRule rule) {
+    this.speculation = rule;
+  }
+
+  /**
+   * Looks for stragglers ({@link SpeculationRule}) among the running tasks of each stage; they
+   * get a speculative attempt on another executor at the next {@link #assignTasks}.
+   *
+   * @return whether a new straggler was found
+   */
+  public boolean findStragglers() {
+    if (speculation == null || failure != null) {
+      return false;
+    }
+    long now = clock.getAsLong();
+    Map<Integer, List<Running>> byIndex = new HashMap<>();
+    boolean found = false;
+    for (int id = 0; id < stages.size(); id++) {
+      StageProgress stage = stages.get(id);
+      if (!stage.submitted || stage.isComplete()) {
+        continue;
+      }
+      byIndex.clear();
+      for (Running r : running.values()) {
+        if (r.task().stageId() == globalId(id)) {
+          byIndex.computeIfAbsent(r.task().index(), k -> new ArrayList<>()).add(r);
+        }
+      }
+      List<SpeculationRule.RunningTask> alone = new ArrayList<>();
+      for (Map.Entry<Integer, List<Running>> e : byIndex.entrySet()) {
+        int index = e.getKey();
+        if (e.getValue().size() == 1 && !stage.isDone(index) && !stage.speculated.contains(index)
+            && !stage.speculatable.containsKey(index)) {
+          alone.add(new SpeculationRule.RunningTask(index, e.getValue().get(0).startMillis()));
+        }
+      }
+      for (SpeculationRule.Straggler st : speculation.stragglers(stage.stage.tasks(),
+          stage.finishedMillisAscending(), alone, now)) {
+        stage.speculatable.put(st.index(), st);
+        found = true;
+      }
+    }
+    return found;
+  }
+
   public void executorAdded(String executorId, String host, int shufflePort) {
     executors.put(executorId, new ExecutorSlots(executorId, host, shufflePort,
         clock.getAsLong()));
@@ -179,17 +227,21 @@ public final class JobScheduler {
     if (executors.remove(executorId) == null) {
       return;
     }
+    List<Running> lost = new ArrayList<>();
     for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
       Running r = it.next();
       if (r.executorId().equals(executorId)) {
         it.remove();
+        lost.add(r);
         LOG.info("Task {} lost with executor {} ({}); it will run again",
             r.task().describe(), executorId, reason);
         events.record("taskEnd", "task", r.task().taskId(), "stage", r.task().stageId(),
             "kind", r.task().kind(), "index", r.task().index(), "attempt", r.task().attempt(),
             "executor", executorId, "result", "EXECUTOR_LOST");
-        stageOf(r.task()).requeue(r.task().index());
       }
+    }
+    for (Running r : lost) {
+      requeueUnlessRunning(stageOf(r.task()), r.task().index());
     }
     strays.values().removeIf(executorId::equals);
     int lostBlocks = cachedBlocks.executorLost(executorId);
@@ -287,10 +339,71 @@ public final class JobScheduler {
       }
     }
     if (first == null) {
-      return Optional.empty();
+      return speculativeTaskFor(e);
     }
     first.pending.remove(firstIndex);
     return Optional.of(newTask(first, firstIndex));
+  }
+
+  /**
+   * A speculative attempt of a straggler for {@code e}: never on the executor running it, and on
+   * its host only when no usable executor of another host has a free slot.
+   */
+  private Optional<TaskDescription> speculativeTaskFor(ExecutorSlots e) {
+    for (StageProgress stage : stages) {
+      if (stage.speculatable.isEmpty() || !isRunnable(stage)) {
+        continue;
+      }
+      for (Iterator<SpeculationRule.Straggler> it = stage.speculatable.values().iterator();
+          it.hasNext(); ) {
+        SpeculationRule.Straggler st = it.next();
+        Running original = runningAttempt(stage, st.index());
+        if (original == null || stage.isDone(st.index())) {
+          it.remove(); // it ended meanwhile
+          continue;
+        }
+        ExecutorSlots on = executors.get(original.executorId());
+        String host = on == null ? "" : on.host;
+        if (e.id.equals(original.executorId())
+            || (e.host.equals(host) && freeSlotOffHost(host))) {
+          continue;
+        }
+        it.remove();
+        stage.speculated.add(st.index());
+        TaskDescription copy = newTask(stage, st.index());
+        LOG.info("Task {} on executor {} ({}) has run {} ms, over {} ms ({} x the median of its"
+            + " stage's succeeded tasks, at least tide.speculation.minTaskRuntime): speculative"
+            + " attempt {} on executor {} ({})", original.task().describe(),
+            original.executorId(), host, st.runningMillis(), st.thresholdMillis(),
+            "tide.speculation.multiplier", copy.attempt(), e.id, e.host);
+        events.record("taskSpeculated", "task", copy.taskId(), "of", original.task().taskId(),
+            "stage", copy.stageId(), "index", copy.index(), "attempt", copy.attempt(),
+            "executor", e.id, "host", e.host, "runningMs", st.runningMillis(), "thresholdMs",
+            st.thresholdMillis());
+        return Optional.of(copy);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Running runningAttempt(StageProgress stage, int index) {
+    for (Running r : running.values()) {
+      if (r.task().stageId() == globalId(stage.stage.id()) && r.task().index() == index) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** Whether a usable executor on a host other than {@code host} has a free slot. */
+  private boolean freeSlotOffHost(String host) {
+    for (ExecutorSlots x : executors.values()) {
+      if (!x.host.equals(host) && !x.pendingRemoval && !x.exiting
+          && x.busy < slotsPerExecutor) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The usable executor that holds this task's cached block, or null. */
@@ -372,12 +485,7 @@ public final class JobScheduler {
   }
 
   private boolean isRunning(int stageId, int index) {
-    for (Running r : running.values()) {
-      if (r.task().stageId() == globalId(stageId) && r.task().index() == index) {
-        return true;
-      }
-    }
-    return false;
+    return runningAttempt(stages.get(stageId), index) != null;
   }
 
   /** Applies an executor's report of how a task attempt ended. */
@@ -407,6 +515,12 @@ public final class JobScheduler {
       fields.add(k);
       fields.add(v);
     });
+    // Another attempt of the task (a speculative copy, or the original) already succeeded.
+    boolean beaten = stageOf(task).isDone(task.index());
+    if (beaten) {
+      fields.add("beaten");
+      fields.add(true);
+    }
     if (outcome.state() != TaskOutcome.State.SUCCEEDED) {
       fields.add("reason");
       fields.add(cut(outcome.message()));
@@ -419,6 +533,11 @@ public final class JobScheduler {
     if (e != null && (outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0
         || outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_EXITING, 0L) > 0)) {
       e.exiting = true; // it exits after this report; a new executor replaces it
+    }
+    if (beaten && outcome.state() != TaskOutcome.State.FETCH_FAILED) {
+      LOG.info("Task {} ended {} after another attempt succeeded; its result is ignored",
+          task.describe(), outcome.state());
+      return;
     }
     switch (outcome.state()) {
       case SUCCEEDED -> {
@@ -503,7 +622,14 @@ public final class JobScheduler {
           + executorId + ": " + message;
       return;
     }
-    stage.requeue(task.index());
+    requeueUnlessRunning(stage, task.index());
+  }
+
+  /** Queues the task again, unless another attempt of it (a speculative one) still runs. */
+  private void requeueUnlessRunning(StageProgress stage, int index) {
+    if (runningAttempt(stage, index) == null) {
+      stage.requeue(index);
+    }
   }
 
   /**

@@ -30,6 +30,11 @@ final class StageProgress {
   private long[] sortedFinished = new long[0];
   long firstFinishAtMillis = -1;
   long lastFinishAtMillis = -1;
+  /** Stragglers waiting for an executor to run their speculative attempt, by task index. */
+  final java.util.Map<Integer, SpeculationRule.Straggler> speculatable =
+      new java.util.LinkedHashMap<>();
+  /** Task indexes that got a speculative attempt (at most one each). */
+  final java.util.Set<Integer> speculated = new java.util.HashSet<>();
 
   StageProgress(JobPlan.Stage stage) {
     this.stage = stage;

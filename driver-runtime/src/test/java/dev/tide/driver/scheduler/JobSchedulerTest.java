@@ -95,6 +95,59 @@ class JobSchedulerTest {
   }
 
   @Test
+  void aStragglerGetsOneSpeculativeAttemptOnAnotherHostAndTheFirstToSucceedWins() {
+    JobScheduler s = scheduler(4, 1, List.of());
+    s.speculation(new SpeculationRule(0.75, 1.5, 100));
+    s.executorAdded("1", "hostA", 7001);
+    s.executorAdded("2", "hostA", 7002);
+    s.executorAdded("3", "hostB", 7003);
+    s.executorAdded("4", "hostC", 7004);
+    List<Assignment> maps = s.assignTasks();
+    now = 1_000;
+    for (int i = 1; i < 4; i++) {
+      succeed(s, maps.get(i)); // 3 of 4 succeed after 1 s; map 0 on executor 1 straggles
+    }
+    now = 1_500;
+    assertFalse(s.findStragglers(), "1.5 s is not over 1.5 x the median of 1 s");
+    now = 1_501;
+    assertTrue(s.findStragglers());
+    List<Assignment> copies = s.assignTasks();
+    assertEquals(1, copies.size(), "one speculative attempt: " + copies);
+    Assignment copy = copies.get(0);
+    assertEquals(0, copy.task().index());
+    assertEquals(1, copy.task().attempt());
+    assertFalse(List.of("1", "2").contains(copy.executorId()), "on another host than hostA: "
+        + copy.executorId());
+    assertFalse(s.findStragglers(), "never a second copy");
+    now = 2_000;
+    succeed(s, copy);
+    assertEquals(TaskDescription.Kind.REDUCE, s.assignTasks().get(0).task().kind(),
+        "the copy's output completes the stage");
+    // The original ends later: its result is ignored, the copy's location stays.
+    succeed(s, maps.get(0));
+    assertFalse(s.failure().isPresent());
+    assertEquals(0, s.pendingTasks());
+  }
+
+  @Test
+  void aFailedAttemptIsNotRerunWhileItsSpeculativeTwinRuns() {
+    JobScheduler s = scheduler(2, 1, List.of());
+    s.speculation(new SpeculationRule(0.5, 1.5, 100));
+    s.executorAdded("1", "hostA", 1);
+    s.executorAdded("2", "hostB", 2);
+    List<Assignment> maps = s.assignTasks();
+    now = 1_000;
+    succeed(s, maps.get(1));
+    now = 5_000;
+    assertTrue(s.findStragglers());
+    Assignment copy = s.assignTasks().get(0);
+    s.taskEnded(TaskOutcome.failed(maps.get(0).task().taskId(), "slow disk died"));
+    assertTrue(s.assignTasks().isEmpty(), "no third attempt while the copy runs");
+    s.executorLost(copy.executorId(), "killed");
+    assertEquals(1, s.pendingTasks(), "with both attempts gone, the task waits again");
+  }
+
+  @Test
   void taskFailingMaxAttemptsTimesFailsTheJobWithItsMessage() {
     JobScheduler s = scheduler(1, 1, List.of());
     s.executorAdded("1", "h", 1);
