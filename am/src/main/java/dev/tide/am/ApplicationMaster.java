@@ -15,9 +15,12 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -397,8 +400,9 @@ public final class ApplicationMaster {
    * client's Ctrl-C, or because the node goes away). Runs in Hadoop's shutdown hook manager
    * before the FileSystems close, and does, most important first: end the job as killed (the
    * running plan's uncommitted output deleted, {@code jobEnd} with state killed written and the
-   * event log closed), then delete the staging directory when no attempt follows. The
-   * NodeManager's SIGKILL may cut it short; each step's time after the signal is logged.
+   * event log closed) on the driver's thread and, meanwhile, delete the staging directory when
+   * no attempt follows. The NodeManager's SIGKILL may cut it short; each step's time after the
+   * signal is logged.
    */
   private void onTermination() {
     if (shutDownDone) {
@@ -408,26 +412,30 @@ public final class ApplicationMaster {
     LOG.warn("ApplicationMaster of {} is being stopped (SIGTERM: the application was killed, or"
         + " its container stopped); ending the job as killed", appId);
     Driver driver = driverRef.get();
-    if (driver != null) {
-      try {
-        boolean done = driver.kill("application " + appId + " was killed (its ApplicationMaster"
-            + " was stopped by SIGTERM)", KILL_CLEANUP_WAIT);
-        LOG.warn("Job of {} {} {} ms after SIGTERM", appId, done
-            ? "ended as killed (uncommitted output deleted, event log written)"
-            : "could not be ended as killed (driver busy or stopped)", millisSince(start));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    // The driver's thread ends the job while this one deletes the staging directory.
+    CompletableFuture<Boolean> killed = driver == null
+        ? CompletableFuture.completedFuture(false)
+        : driver.kill("application " + appId + " was killed (its ApplicationMaster was stopped"
+            + " by SIGTERM)");
     if (unregistered || lastAttempt) {
       try {
         deleteStagingDir();
+        LOG.warn("Staging directory of {} deleted {} ms after SIGTERM", appId, millisSince(start));
       } catch (IOException e) {
         LOG.warn("Cannot delete the staging directory of {}", appId, e);
       }
     }
-    LOG.warn("Cleanup of {} on SIGTERM done {} ms after the signal", appId, millisSince(start));
+    try {
+      boolean done = killed.get(KILL_CLEANUP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      LOG.warn("Job of {} {} {} ms after SIGTERM", appId, done
+          ? "ended as killed (uncommitted output deleted, event log written)"
+          : "was not running (no driver, or it had stopped)", millisSince(start));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("Job of {} could not be ended as killed within {} ms", appId,
+          KILL_CLEANUP_WAIT.toMillis(), e);
+    }
   }
 
   private static long millisSince(long startNanos) {
