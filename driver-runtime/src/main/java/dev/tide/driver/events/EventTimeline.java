@@ -99,8 +99,9 @@ public final class EventTimeline {
             + " %s ms, executors %s (target %s)%s", e.get("batch"), e.get("records"),
             e.get("processingMs"), e.get("schedulingDelayMs"), e.get("executors"),
             e.get("target"), "true".equals(e.get("delayed")) ? ", DELAYED" : "");
-        case "jobEnd" -> "job " + ("true".equals(e.get("succeeded")) ? "succeeded: "
-            : "failed: ") + e.get("diagnostics");
+        case "jobEnd" -> "job " + (e.get("state") != null ? e.get("state")
+            : "true".equals(e.get("succeeded")) ? "succeeded" : "failed") + ": "
+            + e.get("diagnostics"); // logs written before the state field have none
         default -> null;
       };
       if (line != null) {
