@@ -87,9 +87,10 @@ public final class ApplicationMaster {
   /**
    * How long the SIGTERM cleanup waits for the driver to end the job as killed. The
    * NodeManager follows SIGTERM with SIGKILL after {@code
-   * yarn.nodemanager.sleep-delay-before-sigkill.ms} (250 ms by default); the cleanup is ordered
-   * so that what matters most is done first, and what SIGKILL cuts short the next submission to
-   * the same output cleans up (see {@code JobOutput}).
+   * yarn.nodemanager.sleep-delay-before-sigkill.ms} (250 ms by default): the driver's part and
+   * the staging directory's deletion run side by side (a few HDFS calls, tens of ms), and what
+   * SIGKILL cuts short the next submission cleans up (see {@code JobOutput},
+   * {@code LeftoverStaging}).
    */
   private static final Duration KILL_CLEANUP_WAIT = Duration.ofSeconds(5);
 
@@ -398,7 +399,7 @@ public final class ApplicationMaster {
    * The JVM is ending before {@link #shutDown} did (SIGTERM: the NodeManager stops the AM's
    * container because the application was killed, {@code yarn application -kill} or the
    * client's Ctrl-C, or because the node goes away). Runs in Hadoop's shutdown hook manager
-   * before the FileSystems close, and does, most important first: end the job as killed (the
+   * before the FileSystems close, and does two things side by side: end the job as killed (the
    * running plan's uncommitted output deleted, {@code jobEnd} with state killed written and the
    * event log closed) on the driver's thread and, meanwhile, delete the staging directory when
    * no attempt follows. The NodeManager's SIGKILL may cut it short; each step's time after the
