@@ -322,7 +322,10 @@ class Job:
         try:
             self.rc = self.proc.wait(timeout=max(1, self.timeout - (time.monotonic() - self.started)))
         except subprocess.TimeoutExpired:
-            self.proc.send_signal(signal.SIGINT)  # the client kills the application on Ctrl-C
+            # The client kills the application on SIGTERM as on Ctrl-C; SIGINT would do nothing
+            # when this suite runs in the background of a non-interactive shell (its children
+            # inherit SIGINT ignored, and a JVM that starts with it ignored keeps it so).
+            self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -399,7 +402,7 @@ class Suite:
         return Job(self.cluster, name, args, settings, timeout)
 
     # 128 MiB of text in 64 KiB splits: 2,048 short maps, a job of 30-40 s on a quiet machine,
-    # long enough for exec-kill-every-3s to kill more executors than tide.executor.maxFailures.
+    # long enough for exec-kill-every-3s to kill several executors.
     WORDCOUNT_INPUT_MB = 128
 
     def wordcount_job(self, name, out, settings=None, timeout=300):
@@ -465,33 +468,76 @@ class Suite:
         job.finish()
         self.record(scenario, "sleep", job, out, injected)
 
-    def exec_kill_every(self, scenario, period=3.0):
+    # Milliseconds between a killed executor's failure being counted (its containerCompleted
+    # event) and a task success that counts as progress after it: the AM reads the progress on
+    # another thread just after it records the event.
+    PROGRESS_MARGIN_MS = 100
+
+    def exec_kill_every(self, scenario, period=3.0, min_kills=3):
+        """SIGKILLs an executor at most every `period` seconds, and only one that has finished a
+        task since the previous kill's failure was counted.
+
+        What it tests, and only that: repeated executor losses while the job makes progress cost
+        retries, never the job. Each SIGKILL is an executor failure (exit 137), and only failures
+        in a row (no task succeeding between them) count towards tide.executor.maxFailures (by
+        default 2 x maxExecutors = 8); with a success between every two kills the count never
+        passes 1, on a quiet machine or a loaded one (which only makes the kills fewer). Killing
+        at a fixed pace whatever happened instead tested the machine's load: on a loaded machine
+        executors died before they had started, and the job failed in one run of two.
+
+        What the product does when executors die faster than they can start (no task succeeds
+        between the failures): after more than tide.executor.maxFailures failures in a row the
+        application fails ("N executor failures in a row (no task succeeded between them) ...").
+        That is intended: a cluster that cannot keep an executor alive long enough for one task
+        fails the job after a bounded number of tries instead of retrying forever. It is not
+        exercised here."""
         self.clean_run("wordcount")
         out = self.out_dir(scenario)
-        # Every SIGKILL is an executor failure (exit 137, as YARN reports it), and the job runs
-        # with the default tide.executor.maxFailures (2 x maxExecutors = 8): only failures in a
-        # row (no task succeeding between them) count towards it, so kills that cost retries
-        # must not end the job. Its tasks are short (64 KiB splits): an executor killed every
-        # 3 s gets some work done between kills.
         job = self.wordcount_job(scenario, out)
         job.start()
         kills = []
+        last_container = None  # the last victim's container, until its failure is counted
         next_kill = time.monotonic() + period
-        while job.proc.poll() is None:
+        while job.proc.poll() is None and time.monotonic() - job.started <= job.timeout:
             if time.monotonic() >= next_kill:
-                live = executor_pids(job.app_id)
-                if live:
-                    executor = random.Random(len(kills)).choice(sorted(live))
-                    if sigkill(live[executor][0]):
+                victim = self.kill_candidate(job, last_container)
+                if victim is not None:
+                    executor, pid, container = victim
+                    if sigkill(pid):
                         kills.append("%.0fs:%s" % (time.monotonic() - job.started, executor))
-                next_kill += period
-            if time.monotonic() - job.started > job.timeout:
-                break
+                        last_container = container
+                        next_kill = time.monotonic() + period
             time.sleep(0.1)
         job.finish()
-        injected = "every %.0fs: %d executors SIGKILLed (%s)" % (period, len(kills), " ".join(kills))
+        injected = ("every >= %.0fs, an executor that finished a task since the last kill: %d"
+                    " SIGKILLed (%s)" % (period, len(kills), " ".join(kills)))
         log("%s: %s" % (scenario, injected))
         self.record(scenario, "wordcount", job, out, injected)
+        if len(kills) < min_kills:
+            raise ScenarioFailed("%s: only %d executors killed (at least %d wanted): the job ended"
+                                 " before the scenario tested anything" % (scenario, len(kills), min_kills))
+
+    def kill_candidate(self, job, last_container):
+        """(executor, pid, container) of a live executor with a task succeeded after the last
+        victim's failure was counted, or None (the lowest executor id, so runs are alike)."""
+        events = job.events.events()
+        counted_at = None
+        if last_container is not None:
+            for e in events:
+                if e.get("event") == "containerCompleted" and e.get("container") == last_container:
+                    counted_at = e["time"]
+            if counted_at is None:
+                return None  # the last kill's failure is not counted yet
+        container_of = {str(e["executor"]): e.get("container") for e in events
+                        if e.get("event") == "executorLaunched"}
+        finished = {str(e["executor"]) for e in events
+                    if e.get("event") == "taskEnd" and e.get("result") == "SUCCEEDED"
+                    and (counted_at is None or e["time"] >= counted_at + self.PROGRESS_MARGIN_MS)}
+        live = executor_pids(job.app_id)
+        for executor in sorted(finished & set(live), key=lambda x: (len(x), x)):
+            if container_of.get(executor):
+                return executor, live[executor][0], container_of[executor]
+        return None
 
     # -- NodeManagers
 
@@ -758,7 +804,7 @@ def main():
         for job in list(Job.live):
             if job.proc.poll() is None:
                 log("killing the client of %s (%s)" % (job.name, job.app_id))
-                job.proc.send_signal(signal.SIGINT)
+                job.proc.send_signal(signal.SIGTERM)  # not SIGINT: see Job.finish
                 try:
                     job.proc.wait(timeout=30)
                 except subprocess.TimeoutExpired:

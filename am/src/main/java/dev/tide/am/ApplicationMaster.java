@@ -16,9 +16,12 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -85,9 +88,10 @@ public final class ApplicationMaster {
   /**
    * How long the SIGTERM cleanup waits for the driver to end the job as killed. The
    * NodeManager follows SIGTERM with SIGKILL after {@code
-   * yarn.nodemanager.sleep-delay-before-sigkill.ms} (250 ms by default); the cleanup is ordered
-   * so that what matters most is done first, and what SIGKILL cuts short the next submission to
-   * the same output cleans up (see {@code JobOutput}).
+   * yarn.nodemanager.sleep-delay-before-sigkill.ms} (250 ms by default): the driver's part and
+   * the staging directory's deletion run side by side (a few HDFS calls, tens of ms), and what
+   * SIGKILL cuts short the next submission cleans up (see {@code JobOutput},
+   * {@code LeftoverStaging}).
    */
   private static final Duration KILL_CLEANUP_WAIT = Duration.ofSeconds(5);
 
@@ -424,10 +428,11 @@ public final class ApplicationMaster {
    * The JVM is ending before {@link #shutDown} did (SIGTERM: the NodeManager stops the AM's
    * container because the application was killed, {@code yarn application -kill} or the
    * client's Ctrl-C, or because the node goes away). Runs in Hadoop's shutdown hook manager
-   * before the FileSystems close, and does, most important first: end the job as killed (the
+   * before the FileSystems close, and does two things side by side: end the job as killed (the
    * running plan's uncommitted output deleted, {@code jobEnd} with state killed written and the
-   * event log closed), then delete the staging directory when no attempt follows. The
-   * NodeManager's SIGKILL may cut it short; each step's time after the signal is logged.
+   * event log closed) on the driver's thread and, meanwhile, delete the staging directory when
+   * no attempt follows. The NodeManager's SIGKILL may cut it short; each step's time after the
+   * signal is logged.
    */
   private void onTermination() {
     if (shutDownDone) {
@@ -437,26 +442,30 @@ public final class ApplicationMaster {
     LOG.warn("ApplicationMaster of {} is being stopped (SIGTERM: the application was killed, or"
         + " its container stopped); ending the job as killed", appId);
     Driver driver = driverRef.get();
-    if (driver != null) {
-      try {
-        boolean done = driver.kill("application " + appId + " was killed (its ApplicationMaster"
-            + " was stopped by SIGTERM)", KILL_CLEANUP_WAIT);
-        LOG.warn("Job of {} {} {} ms after SIGTERM", appId, done
-            ? "ended as killed (uncommitted output deleted, event log written)"
-            : "could not be ended as killed (driver busy or stopped)", millisSince(start));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    // The driver's thread ends the job while this one deletes the staging directory.
+    CompletableFuture<Boolean> killed = driver == null
+        ? CompletableFuture.completedFuture(false)
+        : driver.kill("application " + appId + " was killed (its ApplicationMaster was stopped"
+            + " by SIGTERM)");
     if (unregistered || lastAttempt) {
       try {
         deleteStagingDir();
+        LOG.warn("Staging directory of {} deleted {} ms after SIGTERM", appId, millisSince(start));
       } catch (IOException e) {
         LOG.warn("Cannot delete the staging directory of {}", appId, e);
       }
     }
-    LOG.warn("Cleanup of {} on SIGTERM done {} ms after the signal", appId, millisSince(start));
+    try {
+      boolean done = killed.get(KILL_CLEANUP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      LOG.warn("Job of {} {} {} ms after SIGTERM", appId, done
+          ? "ended as killed (uncommitted output deleted, event log written)"
+          : "was not running (no driver, or it had stopped)", millisSince(start));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("Job of {} could not be ended as killed within {} ms", appId,
+          KILL_CLEANUP_WAIT.toMillis(), e);
+    }
   }
 
   private static long millisSince(long startNanos) {

@@ -273,29 +273,25 @@ public final class Driver implements AutoCloseable {
   /**
    * The application is being killed (its AM got SIGTERM): ends the job as killed, which deletes
    * the running plan's uncommitted output and records {@code jobEnd} with state killed, then
-   * writes out and closes the event log. Waits up to {@code wait} for that; returns whether it
-   * was done. Does nothing to a job that has already ended. Safe from any thread (a shutdown
-   * hook).
+   * writes out and closes the event log. Returns at once; the future completes when that is
+   * done, with false when the driver had already stopped. Does nothing to a job that has
+   * already ended. Safe from any thread (a shutdown hook).
    */
-  public boolean kill(String diagnostics, java.time.Duration wait) throws InterruptedException {
+  public CompletableFuture<Boolean> kill(String diagnostics) {
+    CompletableFuture<Boolean> done = new CompletableFuture<>();
     if (loop.isShutdown()) {
-      return false; // closed: the job has ended and its log is written
+      done.complete(false); // closed: the job has ended and its log is written
+      return done;
     }
-    CompletableFuture<Void> done = new CompletableFuture<>();
     post(() -> {
       try {
         finish(JobResult.killed(diagnostics));
       } finally {
         events.close();
-        done.complete(null);
+        done.complete(true);
       }
     });
-    try {
-      done.get(wait.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (java.util.concurrent.TimeoutException | ExecutionException e) {
-      return false; // the event loop is busy or already stopped
-    }
+    return done;
   }
 
   /** Records a cluster-side event in the application's event log (if one is configured). */

@@ -12,7 +12,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +60,7 @@ class DriverKillTest {
       planRuns.get(20, TimeUnit.SECONDS);
       assertTrue(Files.isDirectory(out.resolve("_temporary")), "the plan's output is prepared");
 
-      assertTrue(driver.kill("killed by the test", Duration.ofSeconds(20)));
+      assertTrue(driver.kill("killed by the test").get(20, TimeUnit.SECONDS));
 
       JobResult end = result.get(20, TimeUnit.SECONDS);
       assertEquals(JobResult.State.KILLED, end.state());

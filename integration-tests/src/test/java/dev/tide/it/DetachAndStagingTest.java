@@ -148,20 +148,23 @@ class DetachAndStagingTest {
 
     yarn.killApplication(appId);
 
-    waitFor(() -> isEnded(appId), 60, appId + " ended");
-    waitFor(() -> eventLogHas(fs, appId, "jobEnd"), 30,
-        "the event log of the killed " + appId + " ends with jobEnd");
-    EventLine end = lastEvent(fs, appId);
-    assertEquals("jobEnd", end.event());
-    assertEquals("killed", end.get("state"), end.toString());
-    assertEquals("false", end.get("succeeded"), end.toString());
-    assertFalse(fs.exists(new org.apache.hadoop.fs.Path(output)),
-        "the killed job's partial output (and its _temporary/) is deleted");
-    assertFalse(stagingExists(appId), "the killed AM deleted its staging directory");
-    try (amLog) {
-      // What the AM got between SIGTERM and the NodeManager's SIGKILL (250 ms later).
-      new String(amLog.readAllBytes(), StandardCharsets.UTF_8).lines()
-          .filter(l -> l.contains("SIGTERM")).forEach(l -> System.out.println("[AM] " + l));
+    try {
+      waitFor(() -> isEnded(appId), 60, appId + " ended");
+      waitFor(() -> eventLogHas(fs, appId, "jobEnd"), 30,
+          "the event log of the killed " + appId + " ends with jobEnd");
+      EventLine end = lastEvent(fs, appId);
+      assertEquals("jobEnd", end.event());
+      assertEquals("killed", end.get("state"), end.toString());
+      assertEquals("false", end.get("succeeded"), end.toString());
+      waitFor(() -> !exists(fs, new org.apache.hadoop.fs.Path(output)), 30,
+          "the killed job's partial output (and its _temporary/) is deleted");
+      waitFor(() -> !stagingExists(appId), 30, "the killed AM deleted its staging directory");
+    } finally {
+      try (amLog) {
+        // What the AM did between SIGTERM and the NodeManager's SIGKILL (250 ms later).
+        new String(amLog.readAllBytes(), StandardCharsets.UTF_8).lines()
+            .filter(l -> l.contains("SIGTERM")).forEach(l -> System.out.println("[AM] " + l));
+      }
     }
   }
 
@@ -235,9 +238,12 @@ class DetachAndStagingTest {
           "the client saw executors running: " + lines);
       ApplicationId appId = submittedId(lines);
 
-      client.destroy(); // SIGTERM
+      // Not Process.destroy(): it sends SIGTERM but also closes the pipe of the client's output.
+      new ProcessBuilder("kill", "-TERM", Long.toString(client.pid())).start().waitFor();
       assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client ended: " + lines);
       reader.join(10_000);
+      assertTrue(lines.contains("Interrupted: killing " + appId), String.join("\n", lines));
+      assertTrue(lines.contains("Killed " + appId), String.join("\n", lines));
 
       assertEquals(YarnApplicationState.KILLED,
           yarn.getApplicationReport(appId).getYarnApplicationState(), String.join("\n", lines));

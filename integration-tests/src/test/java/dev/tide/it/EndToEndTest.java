@@ -528,37 +528,87 @@ class EndToEndTest {
         "the AM removed the application's staging directory");
   }
 
+  /**
+   * Ctrl-C in the terminal (SIGINT to the client's JVM) kills the application within seconds.
+   * The client is started with SIGINT's default action restored ({@code env
+   * --default-signal=INT}): a JVM that inherits SIGINT ignored (as every process started in the
+   * background by a non-interactive shell, such as a {@code mvn verify &} in a script, and its
+   * children) never runs its shutdown hooks on SIGINT, and this test then waited forever on a
+   * client that kept running. Every wait here has a deadline.
+   */
   @Test
   void ctrlCInTheClientKillsTheApplication() throws Exception {
-    Process client = new ProcessBuilder(yarnJarCommand("sleep", "-m", "2", "-mt", "600000"))
-        .redirectErrorStream(true).start();
-    java.io.BufferedReader lines = new java.io.BufferedReader(new InputStreamReader(
-        client.getInputStream(), StandardCharsets.UTF_8));
-    StringBuilder output = new StringBuilder();
-    String appId = null;
-    String line;
-    while ((line = lines.readLine()) != null) {
-      output.append(line).append('\n');
-      if (line.matches("application_\\d+_\\d+ RUNNING.*executors [1-9].*")) {
-        appId = line.split(" ")[0];
-        break;
+    List<String> command = new java.util.ArrayList<>(List.of("env", "--default-signal=INT"));
+    command.addAll(yarnJarCommand("sleep", "-m", "2", "-mt", "600000"));
+    Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+    List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Thread reader = new Thread(() -> {
+      try (java.io.BufferedReader in = new java.io.BufferedReader(new InputStreamReader(
+          client.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          lines.add(line);
+        }
+      } catch (java.io.IOException e) {
+        // the client is gone
+      }
+    }, "ctrl-c-client-output");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      String running = "application_\\d+_\\d+ RUNNING .*executors [1-9].*";
+      awaitTrue(() -> lines.stream().anyMatch(l -> l.matches(running)) || !client.isAlive(),
+          120, () -> "the job started running executors: " + lines);
+      assertTrue(client.isAlive(), String.join("\n", lines));
+      assertFalse(signalIgnored(client.pid(), 2), "SIGINT is ignored by the client's JVM");
+      ApplicationId appId = ApplicationId.fromString(lines.stream()
+          .filter(l -> l.matches(running)).findFirst().orElseThrow().split(" ")[0]);
+
+      long interrupted = System.nanoTime();
+      new ProcessBuilder("kill", "-INT", Long.toString(client.pid())).start().waitFor();
+      awaitTrue(() -> appState(appId)
+          == org.apache.hadoop.yarn.api.records.YarnApplicationState.KILLED, 30,
+          () -> "the application was killed within 30 s of SIGINT: " + lines);
+      long killedAfter = (System.nanoTime() - interrupted) / 1_000_000;
+      assertTrue(client.waitFor(30, TimeUnit.SECONDS), "the client ended: " + lines);
+      assertNotEquals(0, client.exitValue());
+      reader.join(10_000);
+      assertTrue(lines.contains("Interrupted: killing " + appId), String.join("\n", lines));
+      System.out.printf("Ctrl-C: %s KILLED %d ms after SIGINT%n", appId, killedAfter);
+    } finally {
+      client.destroyForcibly();
+    }
+  }
+
+  /** True when the process ignores signal {@code number} (its SigIgn mask in /proc). */
+  private static boolean signalIgnored(long pid, int number) throws java.io.IOException {
+    for (String line : java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(pid),
+        "status"))) {
+      if (line.startsWith("SigIgn:")) {
+        long mask = Long.parseUnsignedLong(line.substring(7).trim(), 16);
+        return (mask & (1L << (number - 1))) != 0;
       }
     }
-    assertTrue(appId != null, "the job started running executors:\n" + output);
-    new ProcessBuilder("kill", "-INT", Long.toString(client.pid())).start().waitFor();
-    while ((line = lines.readLine()) != null) {
-      output.append(line).append('\n');
+    throw new AssertionError("no SigIgn in /proc/" + pid + "/status");
+  }
+
+  private static org.apache.hadoop.yarn.api.records.YarnApplicationState appState(
+      ApplicationId appId) {
+    try {
+      return cluster.yarnClient().getApplicationReport(appId).getYarnApplicationState();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
-    assertTrue(client.waitFor(60, TimeUnit.SECONDS));
-    assertNotEquals(0, client.exitValue());
-    try (YarnClient yarn = YarnClient.createYarnClient()) {
-      yarn.init(cluster.clientConf());
-      yarn.start();
-      org.apache.hadoop.yarn.api.records.ApplicationReport report =
-          yarn.getApplicationReport(org.apache.hadoop.yarn.api.records.ApplicationId
-              .fromString(appId));
-      assertEquals(org.apache.hadoop.yarn.api.records.YarnApplicationState.KILLED,
-          report.getYarnApplicationState(), output.toString());
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition, int seconds,
+      java.util.function.Supplier<String> what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + seconds + " s: " + what.get());
+      }
+      TimeUnit.MILLISECONDS.sleep(100); // polling interval
     }
   }
 

@@ -49,4 +49,16 @@ class EventTimelineTest {
         "executors: 2 added, peak 2 running, 1 failed; map outputs lost: 0", ""),
         EventTimeline.render(events));
   }
+
+  @Test
+  void aKilledJobSaysKilled() {
+    at(1_000, "jobStart", "app", "application_1_0002", "job", "sleep");
+    at(2_500, "jobEnd", "succeeded", false, "diagnostics", "application application_1_0002 was"
+        + " killed", "state", "killed");
+    assertEquals(String.join("\n",
+        "      0.0s  job sleep started (application_1_0002)",
+        "      1.5s  job killed: application application_1_0002 was killed",
+        "executors: 0 added, peak 0 running, 0 failed; map outputs lost: 0", ""),
+        EventTimeline.render(events));
+  }
 }
