@@ -79,6 +79,17 @@ public final class AmOptions {
   public static final ConfigOption<String> AM_NODE_LABEL_EXPRESSION =
       stringOption("tide.am.nodeLabelExpression", "", "YARN node-label expression for the"
           + " ApplicationMaster's container; empty means the queue's default label.");
+  public static final ConfigOption<String> HISTORY_URL =
+      stringOption("tide.history.url", "", "Where the application's tracking link points once"
+          + " it has ended (the final tracking URL the ApplicationMaster gives YARN, which"
+          + " 'yarn application -status' prints and the ResourceManager's proxy opens): a URL"
+          + " template in which {appId} is replaced by the application id, e.g. the address"
+          + " where a history report is published"
+          + " (http://reports.example.com/tide/{appId}.html). Empty means the"
+          + " ResourceManager's page of the application, whose diagnostics end with the"
+          + " application's summary and the 'bin/tide history' command for its report.")
+          .withCheck(url -> url.isEmpty() || url.startsWith("http://")
+              || url.startsWith("https://"), "must be empty or an http:// or https:// URL");
 
   /** The values of {@link #PLACEMENT}. */
   public enum Placement { LOCALITY, SPREAD, PACK }
@@ -123,7 +134,8 @@ public final class AmOptions {
         STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL,
         CLIENT_DETACH, AM_MAX_ATTEMPTS, APP_TAGS, APP_PRIORITY, AM_NODE_LABEL_EXPRESSION,
         PLACEMENT,
-        FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT);
+        FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT,
+        HISTORY_URL);
   }
 
   /**

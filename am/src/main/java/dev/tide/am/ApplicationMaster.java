@@ -383,10 +383,8 @@ public final class ApplicationMaster {
     }
     if (registered) {
       try {
-        // No final tracking URL: the ResourceManager's page of the application, whose
-        // diagnostics end with this summary, stays what the tracking link opens.
         amrmClient.unregisterApplicationMaster(finalStatus,
-            unregisterDiagnostics(diagnostics, finalSummary()), null);
+            unregisterDiagnostics(diagnostics, finalSummary()), FinalTrackingUrl.of(conf, appId));
         unregistered = true;
         LOG.info("Unregistered {} with final status {}", appId, finalStatus);
       } catch (Exception e) {

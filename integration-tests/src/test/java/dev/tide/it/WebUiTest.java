@@ -172,6 +172,16 @@ class WebUiTest {
     assertTrue(diagnostics.contains("executors ran (peak")
         && diagnostics.contains("report: bin/tide history " + report.getApplicationId()),
         "the ended application's page (its final tracking link) sums it up: " + diagnostics);
+    // After the end the application's tracking link is the final tracking URL the AM gave at
+    // unregister (here no tide.history.url: the ResourceManager's page of the application), not
+    // N/A; yarn application -status prints it (the report's original tracking URL).
+    ApplicationReport ended = yarn.getApplicationReport(report.getApplicationId());
+    System.out.println("After the end: tracking URL " + ended.getTrackingUrl()
+        + ", original tracking URL " + ended.getOriginalTrackingUrl());
+    String rmAppPage = "http://" + conf.get("yarn.resourcemanager.webapp.address")
+        + "/cluster/app/" + report.getApplicationId();
+    // (The test cluster's ResourceManager serves no /cluster pages, so the page is not opened.)
+    assertEquals(rmAppPage, ended.getOriginalTrackingUrl());
 
     Path html = SHOTS.resolve("history.html").toAbsolutePath();
     JobRun history = Submitter.run(conf, System.out, "history",

@@ -1,7 +1,7 @@
 package dev.tide.am.ui;
 
-import dev.tide.driver.events.EventLine;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.JobEndState;
 import dev.tide.driver.job.JobArgs;
 import java.util.ArrayList;
