@@ -1,6 +1,6 @@
 package dev.tide.executor;
 
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,14 +18,14 @@ final class BlockCache {
 
   private final long capacity;
   private long used;
-  private final Map<String, List<Record>> blocks = new HashMap<>();
+  private final Map<String, List<KeyValue>> blocks = new HashMap<>();
 
   BlockCache(long capacity) {
     this.capacity = capacity;
   }
 
   /** The block's records, or null if this executor does not hold it. */
-  synchronized List<Record> get(String key) {
+  synchronized List<KeyValue> get(String key) {
     return blocks.get(key);
   }
 
@@ -53,7 +53,7 @@ final class BlockCache {
   /** One block being filled by one task. */
   final class Filling {
     private final String key;
-    private List<Record> records = new ArrayList<>();
+    private List<KeyValue> records = new ArrayList<>();
     private long bytes;
 
     private Filling(String key) {
@@ -71,7 +71,7 @@ final class BlockCache {
         return;
       }
       bytes += size;
-      records.add(new Record(k.clone(), v.clone()));
+      records.add(new KeyValue(k.clone(), v.clone()));
     }
 
     /** Makes the block visible; false if it was given up (too big) or was already there. */

@@ -1,6 +1,6 @@
 package dev.tide.executor;
 
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.executor.sort.CloseAll;
 import dev.tide.executor.sort.FetchedSegments;
 import dev.tide.executor.sort.RecordMerger;
@@ -159,7 +159,7 @@ final class ShuffleSegments implements AutoCloseable {
    * Every record of the partition, sorted by key with equal keys adjacent, fetched (on the
    * first {@code hasNext}) and merged in bounded memory.
    */
-  Iterator<Record> records() {
+  Iterator<KeyValue> records() {
     return new Iterator<>() {
       private SortedRecords merged;
       private RecordMerger join;
@@ -191,12 +191,12 @@ final class ShuffleSegments implements AutoCloseable {
       }
 
       @Override
-      public Record next() {
+      public KeyValue next() {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
         ready = null;
-        return new Record(merged.key(), merged.value(), join == null ? 0 : join.input());
+        return new KeyValue(merged.key(), merged.value(), join == null ? 0 : join.input());
       }
     };
   }

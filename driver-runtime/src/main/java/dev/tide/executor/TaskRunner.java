@@ -6,7 +6,7 @@ import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Partitioner;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TaskAttempt;
@@ -117,11 +117,11 @@ final class TaskRunner {
         "record mapper");
     mapper.configure(context);
     String key = block.name() + "#" + task.index();
-    List<Record> cached = block.cache() ? cache.get(key) : null;
+    List<KeyValue> cached = block.cache() ? cache.get(key) : null;
     boolean[] holds = {cached != null};
     Map<String, Long> metrics = writeMapOutput(task, mapper.combiner(), output -> {
       if (cached != null) {
-        for (Record record : cached) {
+        for (KeyValue record : cached) {
           mapper.map(record, output::emit);
         }
       } else {
@@ -135,7 +135,7 @@ final class TaskRunner {
               filling.add(k, v);
             }
             try {
-              mapper.map(new Record(k, v), output::emit);
+              mapper.map(new KeyValue(k, v), output::emit);
             } catch (IOException | RuntimeException e) {
               throw e;
             } catch (Exception e) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.executor.sort.RecordOutput;
@@ -107,7 +107,7 @@ class ShuffleSegmentsTest {
 
   private List<String> readAll(ShuffleSegments segments) {
     List<String> keys = new ArrayList<>();
-    Iterator<Record> records = segments.records();
+    Iterator<KeyValue> records = segments.records();
     while (records.hasNext()) {
       keys.add(new String(records.next().key(), StandardCharsets.US_ASCII));
     }

@@ -4,7 +4,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
@@ -65,7 +65,7 @@ public final class CachedPauseJob implements TideJob {
     private long sum;
 
     @Override
-    public void map(Record record, Mapper.MapOutput output) {
+    public void map(KeyValue record, Mapper.MapOutput output) {
       sum += ByteBuffer.wrap(record.value()).getLong();
     }
 
@@ -79,7 +79,7 @@ public final class CachedPauseJob implements TideJob {
   /** Writes the total of the partial sums. */
   public static final class TotalReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       long total = 0;
       while (records.hasNext()) {

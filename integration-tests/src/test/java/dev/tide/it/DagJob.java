@@ -4,7 +4,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.IOException;
@@ -150,7 +150,7 @@ public final class DagJob implements TideJob {
   /** Sums each word's ones and emits (count, word). */
   public static final class CountReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws IOException {
       forEachKey(records, (key, values) -> {
         long sum = 0;
@@ -173,7 +173,7 @@ public final class DagJob implements TideJob {
     }
 
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       Thread.sleep(delayMillis);
       forEachKey(records, (key, values) -> output.emit(utf8(bucket(asLong(key))),
@@ -184,7 +184,7 @@ public final class DagJob implements TideJob {
   /** Sums each bucket's words and writes {@code bucket<TAB>words}. */
   public static final class TotalReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws IOException {
       try (Writer out = new OutputStreamWriter(output.open(), StandardCharsets.UTF_8)) {
         forEachKey(records, (key, values) -> {
@@ -246,7 +246,7 @@ public final class DagJob implements TideJob {
     }
 
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       if (partition == failingPartition) {
         Thread.sleep(3000); // the other partitions commit first
@@ -258,7 +258,7 @@ public final class DagJob implements TideJob {
         long orders = 0;
         long amount = 0;
         while (true) {
-          Record r = records.hasNext() ? records.next() : null;
+          KeyValue r = records.hasNext() ? records.next() : null;
           if (key != null && (r == null || !Arrays.equals(key, r.key()))) {
             if (name != null && orders > 0) {
               out.write(name + "\t" + orders + "\t" + amount + "\n");
@@ -292,12 +292,12 @@ public final class DagJob implements TideJob {
   }
 
   /** Groups adjacent records by key (they come sorted by key). */
-  private static void forEachKey(Iterator<Record> records, KeyValues action)
+  private static void forEachKey(Iterator<KeyValue> records, KeyValues action)
       throws IOException {
     byte[] key = null;
     List<byte[]> values = new ArrayList<>();
     while (records.hasNext()) {
-      Record r = records.next();
+      KeyValue r = records.next();
       if (key != null && !Arrays.equals(key, r.key())) {
         action.accept(key, values);
         values = new ArrayList<>();

@@ -4,7 +4,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.IOException;
@@ -94,14 +94,14 @@ public final class GeneratedRecordsJob implements TideJob {
   /** Counts, checks the order, sums the hashes; holds one record at a time. */
   public static final class StreamingReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws IOException {
       long count = 0;
       long checksum = 0;
       boolean sorted = true;
       byte[] previous = null;
       while (records.hasNext()) {
-        Record r = records.next();
+        KeyValue r = records.next();
         if (previous != null && Arrays.compareUnsigned(previous, r.key()) > 0) {
           sorted = false;
         }
@@ -119,9 +119,9 @@ public final class GeneratedRecordsJob implements TideJob {
   /** Keeps every record in memory: a reducer written without regard for its heap. */
   public static final class KeepingReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws IOException {
-      List<Record> all = new java.util.ArrayList<>();
+      List<KeyValue> all = new java.util.ArrayList<>();
       records.forEachRemaining(all::add);
       try (OutputStream out = output.open()) {
         out.write(("records " + all.size() + "\n").getBytes(StandardCharsets.UTF_8));

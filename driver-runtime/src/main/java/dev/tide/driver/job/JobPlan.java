@@ -7,7 +7,7 @@ import java.util.List;
  * A job's stages, a DAG: input stages run one {@link Mapper} task per {@link InputSplit}; shuffle
  * stages run one {@link Reducer} task per partition over the records their parent stages emitted,
  * shuffled by key (two or more parents make a join: the reducer sees each key's records of every
- * parent, told apart by {@link Record#input()}). Each stage but the last feeds exactly one later
+ * parent, told apart by {@link KeyValue#input()}). Each stage but the last feeds exactly one later
  * stage; the last stage is a shuffle stage whose reducers write the job's output files, committed
  * together when the job succeeds. Built with {@link #builder}:
  *

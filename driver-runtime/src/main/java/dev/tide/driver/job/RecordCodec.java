@@ -19,7 +19,7 @@ public final class RecordCodec {
   }
 
   /** Decodes a whole segment lazily. */
-  public static Iterator<Record> read(byte[] segment) {
+  public static Iterator<KeyValue> read(byte[] segment) {
     return new Iterator<>() {
       private final int[] pos = {0};
 
@@ -29,13 +29,13 @@ public final class RecordCodec {
       }
 
       @Override
-      public Record next() {
+      public KeyValue next() {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
         byte[] key = readBytes(segment, pos);
         byte[] value = readBytes(segment, pos);
-        return new Record(key, value);
+        return new KeyValue(key, value);
       }
     };
   }

@@ -9,7 +9,7 @@ package dev.tide.driver.job;
 public interface RecordMapper {
   default void configure(JobContext context) throws Exception {}
 
-  void map(Record record, Mapper.MapOutput output) throws Exception;
+  void map(KeyValue record, Mapper.MapOutput output) throws Exception;
 
   /** Called after the split's last record; the default does nothing. */
   default void finish(Mapper.MapOutput output) throws Exception {}

@@ -8,13 +8,13 @@ import java.util.Iterator;
  * key (bytes compared unsigned), so all values of a key are adjacent and a reducer can stream:
  * they are fetched and merged in bounded memory, spilling to local disk, so a reducer that keeps
  * only the current key's state needs no more heap however large its partition. In a stage with
- * several parents (a join), {@link Record#input()} tells which parent a record came from. A new
+ * several parents (a join), {@link KeyValue#input()} tells which parent a record came from. A new
  * instance is made for every task attempt.
  */
 public interface Reducer {
   default void configure(JobContext context) throws Exception {}
 
-  void reduce(int partition, Iterator<Record> records, ReduceOutput output) throws Exception;
+  void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output) throws Exception;
 
   /**
    * Where a reduce task's results go. The last stage of a plan writes the job's output with

@@ -7,7 +7,7 @@ import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
@@ -259,7 +259,7 @@ public final class KMeansJob implements TideJob {
     }
 
     @Override
-    public void map(Record record, Mapper.MapOutput output) throws Exception {
+    public void map(KeyValue record, Mapper.MapOutput output) throws Exception {
       double[] point = decodeVector(record.value());
       double[] sum = new double[point.length + 1];
       sum[0] = 1;
@@ -303,13 +303,13 @@ public final class KMeansJob implements TideJob {
     }
 
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       double[][] next = new double[centres.length][];
       List<byte[]> group = new ArrayList<>();
       byte[] key = null;
       while (true) {
-        Record r = records.hasNext() ? records.next() : null;
+        KeyValue r = records.hasNext() ? records.next() : null;
         if (key != null && (r == null || !Arrays.equals(key, r.key()))) {
           double[] sum = decodeVector(new VectorSum().combine(key, group.iterator()));
           double[] mean = new double[sum.length - 1];

@@ -5,7 +5,7 @@ import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.OutputStream;
@@ -134,13 +134,13 @@ public final class SleepJob implements TideJob {
     }
 
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       Thread.sleep(spec.reduceFetchDelayMillis());
       long count = 0;
       long bytes = 0;
       while (records.hasNext()) {
-        Record record = records.next();
+        KeyValue record = records.next();
         count++;
         bytes += record.key().length + record.value().length;
       }

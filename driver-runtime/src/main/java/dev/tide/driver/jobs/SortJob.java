@@ -5,7 +5,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.BufferedOutputStream;
@@ -101,11 +101,11 @@ public final class SortJob implements TideJob {
   /** Writes its key range's records, in key order, as they were read (key, then the rest). */
   public static final class SortReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       try (OutputStream out = new BufferedOutputStream(output.open(), 1 << 16)) {
         while (records.hasNext()) {
-          Record record = records.next();
+          KeyValue record = records.next();
           out.write(record.key());
           out.write(record.value());
         }

@@ -5,7 +5,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.ByteArrayOutputStream;
@@ -149,7 +149,7 @@ public final class SortValidateJob implements TideJob {
   /** Compares the input's totals with the sorted files' and checks the order across files. */
   public static final class CheckReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       long inputRecords = 0;
       long inputChecksum = 0;
@@ -161,7 +161,7 @@ public final class SortValidateJob implements TideJob {
       List<String> problems = new ArrayList<>();
       HexFormat hex = HexFormat.of();
       while (records.hasNext()) {
-        Record record = records.next();
+        KeyValue record = records.next();
         Summary s = Summary.decode(record.value());
         if (record.input() == 0) {
           inputRecords += s.records();

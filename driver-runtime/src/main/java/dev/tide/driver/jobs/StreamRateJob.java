@@ -4,7 +4,7 @@ import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.StreamSource;
 import dev.tide.driver.job.StreamingJob;
@@ -79,14 +79,14 @@ public final class StreamRateJob implements StreamingJob {
   /** Merges the batch's (first, count) ranges, which arrive sorted by first id. */
   public static final class RangeReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       try (Writer out = new BufferedWriter(
           new OutputStreamWriter(output.open(), StandardCharsets.UTF_8))) {
         long first = -1;
         long end = -1;
         while (records.hasNext()) {
-          Record r = records.next();
+          KeyValue r = records.next();
           long from = ByteBuffer.wrap(r.key()).getLong();
           long to = from + ByteBuffer.wrap(r.value()).getLong();
           if (from != end) {

@@ -6,7 +6,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.io.BufferedWriter;
@@ -126,14 +126,14 @@ public final class WordCountJob implements TideJob {
    */
   public static final class WordCountReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output)
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       try (Writer out = new BufferedWriter(
           new OutputStreamWriter(output.open(), StandardCharsets.UTF_8))) {
         byte[] word = null;
         long sum = 0;
         while (records.hasNext()) {
-          Record record = records.next();
+          KeyValue record = records.next();
           if (word != null && !Arrays.equals(word, record.key())) {
             out.write(new String(word, StandardCharsets.UTF_8) + "\t" + sum + "\n");
             sum = 0;

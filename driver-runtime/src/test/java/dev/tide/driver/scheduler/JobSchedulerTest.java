@@ -22,7 +22,7 @@ class JobSchedulerTest {
   /** Stands for a job's reducer. */
   static final class R implements dev.tide.driver.job.Reducer {
     @Override
-    public void reduce(int partition, java.util.Iterator<dev.tide.driver.job.Record> records,
+    public void reduce(int partition, java.util.Iterator<dev.tide.driver.job.KeyValue> records,
         ReduceOutput output) {}
   }
 
@@ -462,7 +462,7 @@ class JobSchedulerTest {
   /** Stands for a record mapper over a dataset. */
   static final class RM implements dev.tide.driver.job.RecordMapper {
     @Override
-    public void map(dev.tide.driver.job.Record record, dev.tide.driver.job.Mapper.MapOutput out) {}
+    public void map(dev.tide.driver.job.KeyValue record, dev.tide.driver.job.Mapper.MapOutput out) {}
   }
 
   private static JobPlan overDataset(JobPlan.Dataset data, String name) {

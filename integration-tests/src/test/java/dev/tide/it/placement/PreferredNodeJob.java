@@ -4,7 +4,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.Mapper;
-import dev.tide.driver.job.Record;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
 import java.nio.ByteBuffer;
@@ -48,7 +48,7 @@ public final class PreferredNodeJob implements TideJob {
   /** Reads every record and writes nothing. */
   public static final class DrainingReducer implements Reducer {
     @Override
-    public void reduce(int partition, Iterator<Record> records, ReduceOutput output) {
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output) {
       while (records.hasNext()) {
         records.next();
       }
