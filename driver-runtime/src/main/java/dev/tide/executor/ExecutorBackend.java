@@ -56,13 +56,13 @@ public final class ExecutorBackend implements AutoCloseable {
   /** The job's {@code tide.shuffle.connectRetries}; set with {@link #runner}. */
   private volatile int shuffleConnectRetries = ShuffleClientConfig.DEFAULT_CONNECT_RETRIES;
   private volatile Channel channel;
-  /** The task attempt each task thread runs now: who to blame for a {@link UserCodeExit}. */
+  /**
+   * The task attempt each task thread runs now: who to blame for a {@link UserCodeExit}, and
+   * what the heartbeats report as running.
+   */
   private final Map<Thread, TaskDescription> taskThreads = new ConcurrentHashMap<>();
   /** Set when user code is ending the JVM: tasks the driver sends after that are not started. */
   private volatile boolean exiting;
-  /** The task attempts running now, as the heartbeats report them. */
-  private final java.util.Set<Long> runningTasks =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
   /**
    * Sends the heartbeats: a thread of its own, so tasks that keep every task thread busy do not
    * make a live executor look lost.
@@ -253,7 +253,7 @@ public final class ExecutorBackend implements AutoCloseable {
         registered.complete(null);
         long interval = TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(jobConf).toMillis();
         heartbeats.scheduleAtFixedRate(() -> RpcChannels.send(ch, new RpcMessage.Heartbeat(
-            settings.executorId(), List.copyOf(runningTasks))), interval, interval,
+            settings.executorId(), runningTaskIds())), interval, interval,
             TimeUnit.MILLISECONDS);
         LOG.info("Executor {} registered with the driver at {}; heartbeats every {} ms",
             settings.executorId(), driver(), interval);
@@ -272,7 +272,6 @@ public final class ExecutorBackend implements AutoCloseable {
           }
           LOG.info("Running task {} ({})", m.task().taskId(), m.task().describe());
           taskThreads.put(Thread.currentThread(), m.task());
-          runningTasks.add(m.task().taskId());
           TaskOutcome outcome;
           try {
             outcome = current == null
@@ -280,7 +279,6 @@ public final class ExecutorBackend implements AutoCloseable {
                 : current.run(m.task());
           } finally {
             taskThreads.remove(Thread.currentThread());
-            runningTasks.remove(m.task().taskId());
           }
           RpcChannels.send(ch, new RpcMessage.TaskStatus(outcome)).addListener(sent -> {
             if (current != null && current.ranOutOfMemory()) {
@@ -308,6 +306,11 @@ public final class ExecutorBackend implements AutoCloseable {
         driverGone();
       }
     }
+  }
+
+  /** The ids of the task attempts running now. */
+  private List<Long> runningTaskIds() {
+    return taskThreads.values().stream().map(TaskDescription::taskId).toList();
   }
 
   private static Configuration readConf(byte[] bytes) {
