@@ -83,35 +83,13 @@ class DriverHeartbeatTest {
       }
     }, clock::get);
     List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
-    driver.onEvent(events::add);
-    toClose.add(driver);
-    int port = driver.start().getPort();
-    Thread run = new Thread(() -> {
-      try {
-        driver.run();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "driver-run");
-    run.setDaemon(true);
-    run.start();
+    int port = startRunning(driver, events);
 
     SilentExecutor silent = new SilentExecutor("1", port);
     driver.executorLaunched("1", "localhost", 1);
     TaskDescription stuck = silent.launched.poll(20, TimeUnit.SECONDS);
     assertNotNull(stuck, "the silent executor gets a map task");
-    ExecutorBackend live = new ExecutorBackend(new ExecutorBackend.Settings(LOOPBACK, port, "2",
-        APP, 1, SECRET, List.of(localDir), "localhost", 10_000));
-    toClose.add(live);
-    Thread liveThread = new Thread(() -> {
-      try {
-        live.run();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "executor-2");
-    liveThread.setDaemon(true);
-    liveThread.start();
+    startExecutor("2", port);
     driver.executorLaunched("2", "localhost", 1);
     awaitRunning(driver, 2);
 
@@ -168,34 +146,12 @@ class DriverHeartbeatTest {
       public void killExecutors(Collection<String> executorIds) {}
     });
     List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
-    driver.onEvent(events::add);
-    toClose.add(driver);
-    int port = driver.start().getPort();
-    Thread run = new Thread(() -> {
-      try {
-        driver.run();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "driver-run");
-    run.setDaemon(true);
-    run.start();
+    int port = startRunning(driver, events);
     SilentExecutor straggler = new SilentExecutor("1", port);
     driver.executorLaunched("1", "localhost", 1);
     TaskDescription held = straggler.launched.poll(20, TimeUnit.SECONDS);
     assertNotNull(held, "the straggler gets a map task");
-    ExecutorBackend fast = new ExecutorBackend(new ExecutorBackend.Settings(LOOPBACK, port, "2",
-        APP, 1, SECRET, List.of(localDir), "localhost", 10_000));
-    toClose.add(fast);
-    Thread fastThread = new Thread(() -> {
-      try {
-        fast.run();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "executor-2");
-    fastThread.setDaemon(true);
-    fastThread.start();
+    startExecutor("2", port);
     driver.executorLaunched("2", "localhost", 1);
 
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -211,6 +167,39 @@ class DriverHeartbeatTest {
     assertEquals(Integer.toString(held.index()), speculated.get("index"));
     assertEquals("2", speculated.get("executor"));
     assertEquals(1, events.stream().filter(e -> e.event().equals("taskSpeculated")).count());
+  }
+
+  /** Starts the driver's RPC and its job on a thread of its own; returns the RPC port. */
+  private int startRunning(Driver driver, List<EventLine> events) throws Exception {
+    driver.onEvent(events::add);
+    toClose.add(driver);
+    int port = driver.start().getPort();
+    daemon("driver-run", driver::run);
+    return port;
+  }
+
+  /** A real executor (1 core) on a thread of its own. */
+  private void startExecutor(String id, int port) {
+    ExecutorBackend backend = new ExecutorBackend(new ExecutorBackend.Settings(LOOPBACK, port,
+        id, APP, 1, SECRET, List.of(localDir), "localhost", 10_000));
+    toClose.add(backend);
+    daemon("executor-" + id, backend::run);
+  }
+
+  private interface Body {
+    Object run() throws InterruptedException;
+  }
+
+  private static void daemon(String name, Body body) {
+    Thread t = new Thread(() -> {
+      try {
+        body.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
   }
 
   private static void awaitRunning(Driver driver, int tasks) throws InterruptedException {
