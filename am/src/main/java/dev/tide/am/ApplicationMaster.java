@@ -114,6 +114,8 @@ public final class ApplicationMaster {
   private ExecutorService launcherPool;
   private YarnApplicationLiveness liveness;
   private boolean registered;
+  /** The application's staging directory (from the client), or null. */
+  private volatile Path stagingDir;
   /** True once unregistered: no attempt follows, whatever the attempt number. */
   private volatile boolean unregistered;
   /** True once {@link #shutDown} has finished: the JVM exits on its own, not by a signal. */
@@ -179,6 +181,11 @@ public final class ApplicationMaster {
   public int run() {
     FinalApplicationStatus finalStatus = FinalApplicationStatus.FAILED;
     String diagnostics;
+    // Read now: when the application ends the NodeManager deletes the container's directory
+    // with tide-job.xml, and a Configuration that reloads its resources then (on SIGTERM) no
+    // longer has it.
+    String staging = conf.getTrimmed(AmOptions.STAGING_APP_DIR_KEY, "");
+    stagingDir = staging.isEmpty() ? null : new Path(staging);
     ShutdownHookManager.get().addShutdownHook(this::onTermination, SHUTDOWN_HOOK_PRIORITY,
         KILL_CLEANUP_WAIT.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
     try {
@@ -447,8 +454,9 @@ public final class ApplicationMaster {
             + " by SIGTERM)");
     if (unregistered || lastAttempt) {
       try {
-        deleteStagingDir();
-        LOG.warn("Staging directory of {} deleted {} ms after SIGTERM", appId, millisSince(start));
+        boolean deleted = deleteStagingDir();
+        LOG.warn("Staging directory of {} {} {} ms after SIGTERM", appId,
+            deleted ? "deleted" : "not deleted (none)", millisSince(start));
       } catch (IOException e) {
         LOG.warn("Cannot delete the staging directory of {}", appId, e);
       }
@@ -470,15 +478,16 @@ public final class ApplicationMaster {
     return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
-  private void deleteStagingDir() throws IOException {
-    String dir = conf.getTrimmed(AmOptions.STAGING_APP_DIR_KEY, "");
-    if (dir.isEmpty()) {
-      return;
+  /** Deletes the staging directory; returns false when there was none. */
+  private boolean deleteStagingDir() throws IOException {
+    if (stagingDir == null) {
+      return false;
     }
-    Path path = new Path(dir);
-    if (path.getFileSystem(conf).delete(path, true)) {
-      LOG.info("Deleted the staging directory {} of {}", path, appId);
+    boolean deleted = stagingDir.getFileSystem(conf).delete(stagingDir, true);
+    if (deleted) {
+      LOG.info("Deleted the staging directory {} of {}", stagingDir, appId);
     }
+    return deleted;
   }
 
   private interface Step {

@@ -163,7 +163,9 @@ class DetachAndStagingTest {
       try (amLog) {
         // What the AM did between SIGTERM and the NodeManager's SIGKILL (250 ms later).
         new String(amLog.readAllBytes(), StandardCharsets.UTF_8).lines()
-            .filter(l -> l.contains("SIGTERM")).forEach(l -> System.out.println("[AM] " + l));
+            .filter(l -> l.contains("SIGTERM") || l.contains("shutdown-hook")
+                || l.contains("[main] ApplicationMaster") || l.contains("taging"))
+            .forEach(l -> System.out.println("[AM] " + l));
       }
     }
   }
