@@ -83,7 +83,7 @@ class DriverHeartbeatTest {
       }
     }, clock::get);
     List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
-    int port = startRunning(driver, events);
+    int port = startRunning(driver, events::add);
 
     SilentExecutor silent = new SilentExecutor("1", port);
     driver.executorLaunched("1", "localhost", 1);
@@ -98,7 +98,11 @@ class DriverHeartbeatTest {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!lostKilled.isDone() && System.nanoTime() < deadline) {
       clock.addAndGet(100);
-      Thread.sleep(20); // pacing of the moved clock, not synchronization
+      try {
+        lostKilled.get(20, TimeUnit.MILLISECONDS); // returns as soon as it is declared lost
+      } catch (java.util.concurrent.TimeoutException notYet) {
+        // move the clock on
+      }
     }
     assertTrue(lostKilled.isDone(), "the silent executor is never declared lost");
     String killed = lostKilled.get();
@@ -146,7 +150,13 @@ class DriverHeartbeatTest {
       public void killExecutors(Collection<String> executorIds) {}
     });
     List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
-    int port = startRunning(driver, events);
+    CompletableFuture<Void> stageCompleted = new CompletableFuture<>();
+    int port = startRunning(driver, e -> {
+      events.add(e);
+      if (e.event().equals("stageCompleted")) {
+        stageCompleted.complete(null);
+      }
+    });
     SilentExecutor straggler = new SilentExecutor("1", port);
     driver.executorLaunched("1", "localhost", 1);
     TaskDescription held = straggler.launched.poll(20, TimeUnit.SECONDS);
@@ -154,12 +164,10 @@ class DriverHeartbeatTest {
     startExecutor("2", port);
     driver.executorLaunched("2", "localhost", 1);
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (events.stream().noneMatch(e -> e.event().equals("stageCompleted"))) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the map stage did not complete within 30 s: " + events);
-      }
-      Thread.sleep(10); // polling interval of a deadline-bounded wait
+    try {
+      stageCompleted.get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("the map stage did not complete within 30 s: " + events);
     }
     EventLine speculated = events.stream().filter(e -> e.event().equals("taskSpeculated"))
         .findFirst().orElseThrow();
@@ -170,8 +178,9 @@ class DriverHeartbeatTest {
   }
 
   /** Starts the driver's RPC and its job on a thread of its own; returns the RPC port. */
-  private int startRunning(Driver driver, List<EventLine> events) throws Exception {
-    driver.onEvent(events::add);
+  private int startRunning(Driver driver, java.util.function.Consumer<EventLine> events)
+      throws Exception {
+    driver.onEvent(events);
     toClose.add(driver);
     int port = driver.start().getPort();
     daemon("driver-run", driver::run);
