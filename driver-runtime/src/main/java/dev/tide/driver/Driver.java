@@ -871,9 +871,9 @@ public final class Driver implements AutoCloseable {
     if (planDone != null) {
       endPlan(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
     }
-    LOG.info("Job {}: {}", jobResult.state().eventName(), jobResult.diagnostics());
+    LOG.info("Job {}: {}", jobResult.state().text(), jobResult.diagnostics());
     events.record("jobEnd", "succeeded", jobResult.succeeded(), "diagnostics",
-        jobResult.diagnostics(), "state", jobResult.state().eventName());
+        jobResult.diagnostics(), "state", jobResult.state().text());
     updateStatus();
     allocationClient.requestTotalExecutors(0, 0, Map.of());
     result.complete(jobResult);

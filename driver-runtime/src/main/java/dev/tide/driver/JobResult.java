@@ -1,20 +1,13 @@
 package dev.tide.driver;
 
+import dev.tide.driver.events.JobEndState;
+
 /**
  * How a job ended: succeeded, failed (with a diagnostic a user can act on), or killed (the
- * application was killed from outside: {@code yarn application -kill}, Ctrl-C in the client).
+ * application was killed from outside: {@code yarn application -kill}, Ctrl-C in the client);
+ * the state is what the {@code jobEnd} event's {@code state} field says.
  */
-public record JobResult(State state, String diagnostics) {
-  /** How a job ended; {@link #eventName()} is the {@code state} field of the {@code jobEnd} event. */
-  public enum State {
-    SUCCEEDED, FAILED, KILLED;
-
-    /** As the event log writes it: {@code succeeded}, {@code failed} or {@code killed}. */
-    public String eventName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
-  }
-
+public record JobResult(JobEndState state, String diagnostics) {
   public JobResult {
     if (state == null) {
       throw new IllegalArgumentException("a job result needs a state");
@@ -22,18 +15,18 @@ public record JobResult(State state, String diagnostics) {
   }
 
   public static JobResult success(String summary) {
-    return new JobResult(State.SUCCEEDED, summary);
+    return new JobResult(JobEndState.SUCCEEDED, summary);
   }
 
   public static JobResult failure(String diagnostics) {
-    return new JobResult(State.FAILED, diagnostics);
+    return new JobResult(JobEndState.FAILED, diagnostics);
   }
 
   public static JobResult killed(String diagnostics) {
-    return new JobResult(State.KILLED, diagnostics);
+    return new JobResult(JobEndState.KILLED, diagnostics);
   }
 
   public boolean succeeded() {
-    return state == State.SUCCEEDED;
+    return state == JobEndState.SUCCEEDED;
   }
 }

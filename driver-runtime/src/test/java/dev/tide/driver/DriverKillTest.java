@@ -63,7 +63,7 @@ class DriverKillTest {
       assertTrue(driver.kill("killed by the test").get(20, TimeUnit.SECONDS));
 
       JobResult end = result.get(20, TimeUnit.SECONDS);
-      assertEquals(JobResult.State.KILLED, end.state());
+      assertEquals(dev.tide.driver.events.JobEndState.KILLED, end.state());
       assertFalse(end.succeeded());
       assertFalse(Files.exists(out), "the uncommitted output is deleted");
       List<EventLine> events;
