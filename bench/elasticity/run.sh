@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs the elasticity simulator (deterministic for a seed, a few minutes) and prints its tables.
-# It drives the policy classes of this checkout: driver-runtime is installed into the local
-# Maven repository first when the installed jar is missing or older than driver-runtime's
-# sources. MAVEN_REPO_LOCAL selects that repository (default ~/.m2/repository); MAVEN_OFFLINE=1
-# runs Maven offline. Arguments go to the simulator: --seed N (1), --seeds K (4 further seeds
-# for the targets' robustness; 0 skips), --no-variants (skip each rule's share), --holdout (the
-# second trace set).
+# It drives the policy classes of this checkout: driver-runtime (with the job API it depends on,
+# tide-api) is installed into the local Maven repository first when the installed jar is missing
+# or older than their sources. MAVEN_REPO_LOCAL selects that repository (default
+# ~/.m2/repository); MAVEN_OFFLINE=1 runs Maven offline. Arguments go to the simulator: --seed N
+# (1), --seeds K (4 further seeds for the targets' robustness; 0 skips), --no-variants (skip each
+# rule's share), --holdout (the second trace set).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=../..
@@ -14,9 +14,10 @@ MVN=(mvn -B -ntp -q -Dstyle.color=never "-Dmaven.repo.local=$REPO")
 if [ "${MAVEN_OFFLINE:-0}" = 1 ]; then MVN+=(-o); fi
 JAR=$REPO/dev/tide/tide-driver-runtime/0.1.0-SNAPSHOT/tide-driver-runtime-0.1.0-SNAPSHOT.jar
 if [ ! -f "$JAR" ] || [ -n "$(find "$ROOT/driver-runtime/src/main" "$ROOT/driver-runtime/pom.xml" \
-    "$ROOT/pom.xml" -newer "$JAR" -print -quit)" ]; then
-  echo "Installing driver-runtime (its sources are newer than $JAR)" >&2
-  "${MVN[@]}" -f "$ROOT/pom.xml" -pl driver-runtime install -DskipTests -DskipFuzz
+    "$ROOT/tide-api/src/main" "$ROOT/tide-api/pom.xml" "$ROOT/pom.xml" -newer "$JAR" -print \
+    -quit)" ]; then
+  echo "Installing tide-api and driver-runtime (their sources are newer than $JAR)" >&2
+  "${MVN[@]}" -f "$ROOT/pom.xml" -pl tide-api,driver-runtime install -DskipTests -DskipFuzz
 fi
 # Maven's console still emits colour resets around the program's output: strip them.
 "${MVN[@]}" compile exec:java -Dexec.args="$*" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 class TideSiteTemplateTest {
   /** Source trees whose {@code "tide.*"} string literals are settings users may set. */
   private static final List<Path> SOURCES = List.of(
+      Path.of("..", "tide-api", "src", "main", "java"),
       Path.of("..", "driver-runtime", "src", "main", "java"),
       Path.of("..", "am", "src", "main", "java"));
 

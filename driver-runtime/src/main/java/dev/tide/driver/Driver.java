@@ -9,7 +9,7 @@ import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.driver.job.JobClasses;
+import dev.tide.driver.jobs.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;

@@ -35,25 +35,6 @@ public final class JobOutput {
 
   private JobOutput() {}
 
-  /**
-   * The client's check of an output path before submission, as MapReduce's
-   * {@code FileOutputFormat.checkOutputSpecs}: it must not exist. An output that holds
-   * {@code _temporary} is the uncommitted output of an application that did not end cleanly;
-   * it passes here and the ApplicationMaster's {@link #prepare} decides about it.
-   *
-   * @throws IOException naming the path when it exists
-   */
-  public static void checkNew(Configuration conf, String output) throws IOException {
-    if (output.isEmpty()) {
-      return;
-    }
-    Path path = new Path(output);
-    FileSystem fs = path.getFileSystem(conf);
-    if (fs.exists(path) && !fs.exists(new Path(path, TEMPORARY))) {
-      throw new IOException("output directory " + fs.makeQualified(path) + " already exists");
-    }
-  }
-
   /** As {@link #prepare(Configuration, String, String, ApplicationLiveness)}, knowing no liveness. */
   static void prepare(Configuration conf, String output, String appId) throws IOException {
     prepare(conf, output, appId, ApplicationLiveness.UNKNOWN);

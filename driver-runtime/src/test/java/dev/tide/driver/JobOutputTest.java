@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.driver.job.JobPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,12 +56,12 @@ class JobOutputTest {
   @Test
   void theClientsCheckRefusesAnExistingOutputOnly(@TempDir Path dir) throws Exception {
     String out = dir.resolve("out").toUri().toString();
-    JobOutput.checkNew(conf, out);
-    JobOutput.checkNew(conf, "");
+    JobPaths.requireNewOutput(conf, out);
+    JobPaths.requireNewOutput(conf, "");
     JobOutput.prepare(conf, out, "application_1_0001");
-    JobOutput.checkNew(conf, out);
+    JobPaths.requireNewOutput(conf, out);
     JobOutput.commit(conf, out);
-    IOException e = assertThrows(IOException.class, () -> JobOutput.checkNew(conf, out));
+    IOException e = assertThrows(IOException.class, () -> JobPaths.requireNewOutput(conf, out));
     assertEquals("output directory file:" + dir.resolve("out") + " already exists",
         e.getMessage());
   }

@@ -1,5 +1,6 @@
 package dev.tide.driver.jobs;
 
+import dev.tide.input.FileRangeSplits;
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;

@@ -11,6 +11,8 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
+import dev.tide.input.FileRangeSplits;
+import dev.tide.input.LineRanges;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

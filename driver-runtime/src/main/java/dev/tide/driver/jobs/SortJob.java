@@ -8,6 +8,7 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
+import dev.tide.input.FileRangeSplits;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

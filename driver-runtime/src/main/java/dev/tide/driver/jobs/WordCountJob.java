@@ -9,6 +9,8 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
+import dev.tide.input.FileRangeSplits;
+import dev.tide.input.LineRanges;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;

@@ -3,7 +3,7 @@ package dev.tide.driver.streaming;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.StreamSource;
-import dev.tide.driver.jobs.FileRangeSplits;
+import dev.tide.input.FileRangeSplits;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -3,6 +3,7 @@ package dev.tide.driver.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.tide.input.FileRangeSplits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,19 +4,25 @@ import dev.tide.driver.job.Combiner;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Mapper;
+import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
-import dev.tide.driver.jobs.FileRangeSplits;
-import dev.tide.driver.jobs.LineRanges;
-import dev.tide.driver.jobs.WordCountJob;
 import dev.tide.examples.text.Words;
+import dev.tide.input.FileRangeSplits;
+import dev.tide.input.LineRanges;
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,7 +31,7 @@ import java.util.Set;
  * {@code StopWordCount <input> <output> [stop-words file]}: counts the words of the text files
  * under {@code input} ({@link Words}: runs of letters and digits, lower-cased; from the
  * {@code -libjars} jar) except the stop words, and writes {@code word<TAB>count} lines sorted by
- * word to {@code output/part-r-NNNNN} (with the built-in wordcount's combiner and reducer). The
+ * word to {@code output/part-r-NNNNN}, as the built-in wordcount does. The
  * stop words are read from a file in each executor's working directory, {@code stopwords.txt}
  * unless named: ship it with {@code -files}, e.g. {@code -files /local/english.txt#stopwords.txt}.
  */
@@ -40,7 +46,7 @@ public final class StopWordCount implements TideJob {
           "usage: StopWordCount <input> <output> [stop-words file]");
     }
     return JobPlan.mapReduce("stopwordcount", FileRangeSplits.plan(context.conf(), args.get(0),
-        0), CountMapper.class, WordCountJob.WordCountReducer.class, 2, args.get(1));
+        0), CountMapper.class, CountReducer.class, 2, args.get(1));
   }
 
   /** Counts one split's words that are not stop words; emits (word, 8-byte count). */
@@ -60,7 +66,7 @@ public final class StopWordCount implements TideJob {
 
     @Override
     public Combiner combiner() {
-      return new WordCountJob.SumCombiner();
+      return new SumCombiner();
     }
 
     @Override
@@ -76,6 +82,46 @@ public final class StopWordCount implements TideJob {
       for (Map.Entry<String, Long> e : counts.entrySet()) {
         output.emit(e.getKey().getBytes(StandardCharsets.UTF_8),
             ByteBuffer.allocate(Long.BYTES).putLong(e.getValue()).array());
+      }
+    }
+  }
+
+  /** Sums the 8-byte counts of one word in a map task's output. */
+  public static final class SumCombiner implements Combiner {
+    @Override
+    public byte[] combine(byte[] key, Iterator<byte[]> values) {
+      long sum = 0;
+      while (values.hasNext()) {
+        sum += ByteBuffer.wrap(values.next()).getLong();
+      }
+      return ByteBuffer.allocate(Long.BYTES).putLong(sum).array();
+    }
+  }
+
+  /**
+   * Writes {@code word<TAB>count} lines of one partition: its records come sorted by word, so
+   * one word's counts are adjacent and are summed as they stream by.
+   */
+  public static final class CountReducer implements Reducer {
+    @Override
+    public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
+        throws Exception {
+      try (Writer out = new BufferedWriter(
+          new OutputStreamWriter(output.open(), StandardCharsets.UTF_8))) {
+        byte[] word = null;
+        long sum = 0;
+        while (records.hasNext()) {
+          KeyValue record = records.next();
+          if (word != null && !Arrays.equals(word, record.key())) {
+            out.write(new String(word, StandardCharsets.UTF_8) + "\t" + sum + "\n");
+            sum = 0;
+          }
+          word = record.key();
+          sum += ByteBuffer.wrap(record.value()).getLong();
+        }
+        if (word != null) {
+          out.write(new String(word, StandardCharsets.UTF_8) + "\t" + sum + "\n");
+        }
       }
     }
   }

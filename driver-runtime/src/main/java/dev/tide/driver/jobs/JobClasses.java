@@ -1,12 +1,6 @@
-package dev.tide.driver.job;
+package dev.tide.driver.jobs;
 
-import dev.tide.driver.jobs.KMeansJob;
-import dev.tide.driver.jobs.SleepJob;
-import dev.tide.driver.jobs.SortJob;
-import dev.tide.driver.jobs.SortValidateJob;
-import dev.tide.driver.jobs.StreamRateJob;
-import dev.tide.driver.jobs.StreamWordCountJob;
-import dev.tide.driver.jobs.WordCountJob;
+import dev.tide.driver.job.TideJob;
 import java.util.Map;
 
 /** Resolves job, mapper and reducer names to new instances (built-in names or class names). */

@@ -1,4 +1,4 @@
-package dev.tide.driver.jobs;
+package dev.tide.input;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;

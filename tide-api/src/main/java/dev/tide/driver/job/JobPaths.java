@@ -1,7 +1,6 @@
 package dev.tide.driver.job;
 
-import dev.tide.driver.JobOutput;
-import dev.tide.driver.jobs.FileRangeSplits;
+import dev.tide.input.FileRangeSplits;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -13,6 +12,12 @@ import org.apache.hadoop.fs.Path;
  * {@link IOException} naming the path and what is wrong.
  */
 public final class JobPaths {
+  /**
+   * The directory in which the engine's output commit keeps an uncommitted output's attempts
+   * ({@code JobOutput.TEMPORARY} in driver-runtime; {@code JobOutputTest} checks both agree).
+   */
+  private static final String UNCOMMITTED = "_temporary";
+
   private JobPaths() {}
 
   /**
@@ -25,10 +30,22 @@ public final class JobPaths {
 
   /**
    * The output of a batch job ({@link JobPlan.Builder#output}): it must not exist yet, as in
-   * MapReduce (the job commits it whole, or leaves nothing).
+   * MapReduce's {@code FileOutputFormat.checkOutputSpecs} (the job commits it whole, or leaves
+   * nothing); an empty name (no output) passes. An output that holds {@code _temporary} is the
+   * uncommitted output of an application that did not end cleanly: it passes here and the
+   * ApplicationMaster decides about it when the job starts.
+   *
+   * @throws IOException naming the path when it exists
    */
   public static void requireNewOutput(Configuration conf, String output) throws IOException {
-    JobOutput.checkNew(conf, output);
+    if (output.isEmpty()) {
+      return;
+    }
+    Path path = new Path(output);
+    FileSystem fs = path.getFileSystem(conf);
+    if (fs.exists(path) && !fs.exists(new Path(path, UNCOMMITTED))) {
+      throw new IOException("output directory " + fs.makeQualified(path) + " already exists");
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.tide.driver.jobs;
+package dev.tide.input;
 
 import dev.tide.driver.job.InputSplit;
 import java.io.ByteArrayInputStream;

@@ -1,4 +1,4 @@
-package dev.tide.driver.jobs;
+package dev.tide.input;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
