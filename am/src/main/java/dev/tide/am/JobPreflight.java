@@ -8,7 +8,7 @@ import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
-import dev.tide.driver.jobs.JobClasses;
+import dev.tide.driver.jobs.BuiltInJobs;
 import dev.tide.driver.streaming.RateSchedule;
 import java.io.File;
 import java.io.IOException;
@@ -121,7 +121,7 @@ final class JobPreflight {
       throws UsageException {
     String name = command.job();
     try {
-      return JobClasses.newJob(name);
+      return BuiltInJobs.newJob(name);
     } catch (IllegalArgumentException e) {
       if (e.getCause() instanceof ClassNotFoundException) {
         if (remoteJars) {
@@ -130,7 +130,7 @@ final class JobPreflight {
           return null;
         }
         throw new UsageException("unknown job '" + name + "': not a built-in job ("
-            + String.join(", ", JobClasses.builtInNames()) + ") nor a class on Tide's classpath"
+            + String.join(", ", BuiltInJobs.builtInNames()) + ") nor a class on Tide's classpath"
             + (command.jar().isPresent() ? ", in --jar " + command.jar().get() : "")
             + " or in -libjars");
       }

@@ -9,7 +9,7 @@ import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.driver.jobs.JobClasses;
+import dev.tide.driver.jobs.BuiltInJobs;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
@@ -350,7 +350,7 @@ public final class Driver implements AutoCloseable {
     }
     try {
       context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
-      job = JobClasses.newJob(jobName);
+      job = BuiltInJobs.newJob(jobName);
     } catch (Exception | LinkageError e) {
       LOG.error("Job {} could not start", jobName, e);
       finish(JobResult.failure("job " + jobName + " could not start: "

@@ -1,7 +1,7 @@
 package dev.tide.executor;
 
 import dev.tide.driver.job.JobArgs;
-import dev.tide.driver.jobs.JobClasses;
+import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.Mapper;
