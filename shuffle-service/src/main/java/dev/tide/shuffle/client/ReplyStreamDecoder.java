@@ -2,8 +2,8 @@ package dev.tide.shuffle.client;
 
 import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.MessageTypes;
-import dev.tide.shuffle.transport.Frames;
-import dev.tide.shuffle.transport.MalformedFrameException;
+import dev.tide.network.Frames;
+import dev.tide.network.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -12,7 +12,7 @@ import io.netty.handler.codec.TooLongFrameException;
 
 /**
  * The client's frame decoder once the handshake is done: it reads the same frames as
- * {@link dev.tide.shuffle.transport.FrameDecoder} ({@code int32 length | byte type | payload}),
+ * {@link dev.tide.network.FrameDecoder} ({@code int32 length | byte type | payload}),
  * but passes the block data of a FETCH_REPLY on as it arrives, piece by piece, as slices of the
  * socket's read buffers, instead of first gathering the whole reply (up to the maximum reply
  * size) in one buffer: no megabyte-sized buffers that grow by re-copying, and the

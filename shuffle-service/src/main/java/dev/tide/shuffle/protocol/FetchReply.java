@@ -1,7 +1,7 @@
 package dev.tide.shuffle.protocol;
 
-import dev.tide.shuffle.transport.Frames;
-import dev.tide.shuffle.transport.MalformedFrameException;
+import dev.tide.network.Frames;
+import dev.tide.network.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;

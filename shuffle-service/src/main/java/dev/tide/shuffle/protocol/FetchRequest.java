@@ -1,7 +1,7 @@
 package dev.tide.shuffle.protocol;
 
 import dev.tide.shuffle.BlockId;
-import dev.tide.shuffle.transport.WireStrings;
+import dev.tide.network.WireStrings;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
 

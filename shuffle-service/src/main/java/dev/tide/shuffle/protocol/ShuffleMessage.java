@@ -1,6 +1,6 @@
 package dev.tide.shuffle.protocol;
 
-import dev.tide.shuffle.transport.Frames;
+import dev.tide.network.Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 

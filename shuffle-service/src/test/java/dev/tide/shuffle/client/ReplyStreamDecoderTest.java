@@ -13,7 +13,7 @@ import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.MessageTypes;
-import dev.tide.shuffle.transport.MalformedFrameException;
+import dev.tide.network.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

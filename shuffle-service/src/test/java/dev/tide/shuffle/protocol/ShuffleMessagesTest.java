@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.shuffle.BlockId;
-import dev.tide.shuffle.transport.FrameDecoder;
-import dev.tide.shuffle.transport.Frames;
-import dev.tide.shuffle.transport.MalformedFrameException;
+import dev.tide.network.FrameDecoder;
+import dev.tide.network.Frames;
+import dev.tide.network.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
