@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * indexReaderRefusesOrReadsExactly/} (regenerate with {@link #main}) and
  * {@link #randomAndMutatedIndexesWithAFixedSeed} runs a bounded random search. Coverage-guided:
  * <pre>
- *   JAZZER_FUZZ=1 mvn -B -o -pl shuffle-service test -Dtest=MapOutputIndexFuzzTest \
- *       -Djazzer.max_duration=60s
+ *   JAZZER_FUZZ=1 mvn -B -o -pl shuffle-client -am test -Dtest=MapOutputIndexFuzzTest \
+ *       -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.max_duration=60s
  * </pre>
  * (and every build without {@code -DskipFuzz}, profile {@code ci-fuzz}).
  */
