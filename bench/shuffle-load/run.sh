@@ -8,8 +8,8 @@
 #     peers attack the server (issue 17; see HostileMix: nonreaders=4 partialHellos=300 ...)
 #     --no-build   skip the Maven build
 #
-# Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT and the tide-parent pom in ~/.m2
-# (mvn -N install && mvn -pl shuffle-service install -DskipTests).
+# Needs dev.tide:tide-shuffle-service:0.1.0-SNAPSHOT, the modules it depends on and the tide-parent
+# pom in ~/.m2 (mvn -N install && mvn -pl shuffle-service -am install -DskipTests).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build=1

@@ -13,7 +13,8 @@
 #     results=bench/shuffle/results/<date>.md   (append the tables there too)
 #     --no-build                                 (skip the Maven build)
 #
-# Builds and installs Tide's shuffle-service (and the parent pom) into the local Maven repository
+# Builds and installs Tide's shuffle-service (with the modules it depends on: shuffle-client,
+# network-common, conf-options; and the parent pom) into the local Maven repository
 # first, then the bench modules; --no-build skips both. Environment: MAVEN_REPO_LOCAL (default
 # ~/.m2/repository; the bench JVMs' classpaths point into it), MVN_ARGS (e.g. -o).
 # Data sets (256-512 MiB per layout and block size; tide and tide-epoll share one, tide-nocrc has

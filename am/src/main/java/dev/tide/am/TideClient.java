@@ -6,7 +6,7 @@ import dev.tide.driver.JobStatus;
 import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.shuffle.transport.LogSafe;
+import dev.tide.network.LogSafe;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;

@@ -9,7 +9,7 @@ import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleClientConfig;
-import dev.tide.shuffle.transport.HandshakeException;
+import dev.tide.network.HandshakeException;
 import io.netty.channel.Channel;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;

@@ -1,6 +1,6 @@
 package dev.tide.driver.rpc;
 
-import dev.tide.shuffle.transport.SecureChannels;
+import dev.tide.network.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

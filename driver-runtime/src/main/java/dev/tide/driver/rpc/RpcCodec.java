@@ -11,7 +11,7 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.MapLocation;
 import dev.tide.driver.scheduler.TaskDescription;
 import dev.tide.driver.scheduler.TaskOutcome;
-import dev.tide.shuffle.transport.Frames;
+import dev.tide.network.Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;

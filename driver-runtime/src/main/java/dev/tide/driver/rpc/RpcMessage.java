@@ -5,7 +5,7 @@ import dev.tide.driver.scheduler.TaskOutcome;
 
 /**
  * The messages between driver and executors. Each is one frame with its own type byte (64-127,
- * see {@code dev.tide.shuffle.transport.Frames}); {@link RpcCodec} has the byte layouts.
+ * see {@code dev.tide.network.Frames}); {@link RpcCodec} has the byte layouts.
  */
 public sealed interface RpcMessage {
   /** Executor to driver, first message after the handshake. */

@@ -1,7 +1,7 @@
 package dev.tide.shuffle.server;
 
 import dev.tide.shuffle.ApplicationIdFormat;
-import dev.tide.shuffle.transport.AppSecrets;
+import dev.tide.network.AppSecrets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.tide.shuffle.server;
 
-import dev.tide.shuffle.transport.SecureChannels;
-import dev.tide.shuffle.transport.ThrottledLog;
+import dev.tide.network.SecureChannels;
+import dev.tide.network.ThrottledLog;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,7 +1,7 @@
 package dev.tide.shuffle.server;
 
-import dev.tide.shuffle.transport.SecureChannels;
-import dev.tide.shuffle.transport.ThrottledLog;
+import dev.tide.network.SecureChannels;
+import dev.tide.network.ThrottledLog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -65,7 +65,7 @@ public final class ShuffleServer implements AutoCloseable {
   private final ThrottledLog requestLog = new ThrottledLog(
       LoggerFactory.getLogger(FetchRequestHandler.class), LOG_INTERVAL, System::nanoTime);
   private final ThrottledLog handshakeLog = new ThrottledLog(
-      LoggerFactory.getLogger("dev.tide.shuffle.transport.ServerHandshakeHandler"), LOG_INTERVAL,
+      LoggerFactory.getLogger("dev.tide.network.ServerHandshakeHandler"), LOG_INTERVAL,
       System::nanoTime);
   private final ApplicationRegistry registry = new ApplicationRegistry();
   private final IndexCache indexCache;

@@ -17,9 +17,9 @@ import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
-import dev.tide.shuffle.testing.CapturedLog;
+import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.shuffle.testing.Poll;
+import dev.tide.network.testing.Poll;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -57,7 +57,7 @@ class HostilePeersTest {
       ShuffleClientConfig.DEFAULTS.withBusyRetries(0, Duration.ofMillis(100));
   /** Direct memory the server may hold while one peer misbehaves. */
   static final long SMALL_BOUND = 1 << 20;
-  static final String HANDSHAKE_LOG = "dev.tide.shuffle.transport.ServerHandshakeHandler";
+  static final String HANDSHAKE_LOG = "dev.tide.network.ServerHandshakeHandler";
 
   @TempDir Path nm;
   ShuffleServer server;

@@ -2,7 +2,7 @@ package dev.tide.shuffle.server;
 
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
-import dev.tide.shuffle.transport.SecureChannels;
+import dev.tide.network.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;

@@ -19,7 +19,7 @@ import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.MessageTypes;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.shuffle.testing.Poll;
+import dev.tide.network.testing.Poll;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Path;

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * {@link #randomOperationsWithAFixedSeed} runs a bounded structure-aware random search with a
  * fixed seed. To fuzz with coverage guidance for N seconds (finds are written beside the seeds):
  * <pre>
- *   JAZZER_FUZZ=1 mvn -B -o -pl shuffle-service test -Dtest=ShuffleServerFuzzTest \
- *       -Djazzer.max_duration=60s
+ *   JAZZER_FUZZ=1 mvn -B -o -pl shuffle-service -am test -Dtest=ShuffleServerFuzzTest \
+ *       -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.max_duration=60s
  * </pre>
  */
 class ShuffleServerFuzzTest {

@@ -18,7 +18,7 @@ import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
-import dev.tide.shuffle.testing.CapturedLog;
+import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.testing.MapOutputs;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -181,7 +181,7 @@ class VerifyRequestTest {
     server.registerApplication(APP, "alice", SECRET);
     // Nothing else in flight: a block larger than the limit is still verified, alone.
     assertEquals(LENGTHS[2], verify(BlockId.of(1, 0, 2)).length());
-    dev.tide.shuffle.testing.Poll.until(java.time.Duration.ofSeconds(5),
+    dev.tide.network.testing.Poll.until(java.time.Duration.ofSeconds(5),
         "the verify's read and reply are no longer in flight", () -> server.inFlightBytes() == 0);
   }
 }

@@ -7,7 +7,7 @@ import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.shuffle.testing.Poll;
+import dev.tide.network.testing.Poll;
 import io.netty.channel.epoll.Epoll;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -10,7 +10,7 @@ import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.shuffle.testing.Poll;
+import dev.tide.network.testing.Poll;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,186 @@
+package dev.tide.shuffle.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.shuffle.BlockId;
+import dev.tide.network.FrameDecoder;
+import dev.tide.network.Frames;
+import dev.tide.network.MalformedFrameException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every message goes through a real frame and the frame decoder and comes back equal. */
+class ShuffleMessagesTest {
+  private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+
+  private ShuffleMessage roundTrip(ShuffleMessage message, ByteBuf... frameParts) {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20));
+    for (ByteBuf part : frameParts) {
+      ch.writeInbound(part);
+    }
+    ByteBuf body = ch.readInbound();
+    try {
+      assertEquals(message.type(), body.getByte(body.readerIndex()));
+      return ShuffleMessages.decode(body);
+    } finally {
+      body.release();
+      assertNull(ch.readInbound());
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void fetchRequestRoundTrips() {
+    FetchRequest request = new FetchRequest(42, "application_1700000000000_0007",
+        List.of(BlockId.of(0, 1, 2), new BlockId(3, 4, 5, 9), new BlockId(7, 0, 0, 1)));
+    ShuffleMessage decoded = roundTrip(request, request.toFrame(alloc));
+    assertEquals(request, decoded);
+    assertEquals(MessageTypes.FETCH_REQUEST, decoded.type());
+  }
+
+  @Test
+  void verifyRequestAndReplyRoundTrip() {
+    VerifyRequest request = new VerifyRequest(77, "application_1700000000000_0007",
+        new BlockId(3, 4, 5, 6));
+    assertEquals(request, roundTrip(request, request.toFrame(alloc)));
+    VerifyReply reply = new VerifyReply(77, 1 << 20, 0xffffffffL, FetchReply.NO_CHECKSUM);
+    assertEquals(reply, roundTrip(reply, reply.toFrame(alloc)));
+    VerifyReply damaged = new VerifyReply(78, 9, 1, 2);
+    assertEquals(damaged, roundTrip(damaged, damaged.toFrame(alloc)));
+    assertTrue(damaged.damagedOnDisk());
+    assertTrue(!reply.damagedOnDisk() && !new VerifyReply(1, 0, 5, 5).damagedOnDisk());
+  }
+
+  @Test
+  void verifyRepliesWithImpossibleChecksumsOrTrailingBytesAreMalformed() {
+    for (long[] fields : new long[][] {{-1, 0, 0}, {0, -1, 0}, {0, 1L << 32, 0}, {0, 0, -2}}) {
+      ByteBuf body = Unpooled.buffer().writeByte(MessageTypes.VERIFY_REPLY).writeLong(1)
+          .writeLong(fields[0]).writeLong(fields[1]).writeLong(fields[2]);
+      assertThrows(MalformedFrameException.class, () -> ShuffleMessages.decode(body));
+    }
+    VerifyRequest request = new VerifyRequest(1, "application_1_1", BlockId.of(0, 0, 0));
+    ByteBuf frame = request.toFrame(alloc);
+    ByteBuf body = frame.skipBytes(4).copy().writeByte(0);
+    frame.release();
+    assertThrows(MalformedFrameException.class, () -> ShuffleMessages.decode(body));
+    ByteBuf badRange = Unpooled.buffer().writeByte(MessageTypes.VERIFY_REQUEST).writeLong(1)
+        .writeShort(1).writeByte('a').writeInt(0).writeInt(0).writeInt(3).writeInt(3);
+    assertThrows(MalformedFrameException.class, () -> ShuffleMessages.decode(badRange));
+  }
+
+  @Test
+  void emptyFetchRequestRoundTrips() {
+    FetchRequest request = new FetchRequest(1, "application_1_1", List.of());
+    assertEquals(request, roundTrip(request, request.toFrame(alloc)));
+  }
+
+  @Test
+  void fetchReplyRoundTripsWithDataFollowingTheHeader() {
+    FetchReply reply = new FetchReply(9, new long[] {3, 0, 5});
+    ByteBuf header = reply.headerFrame(alloc);
+    // The data arrives separately, as the server's file regions would send it.
+    ByteBuf data = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20));
+    ch.writeInbound(header);
+    assertNull(ch.readInbound(), "the frame is not complete without its data");
+    ch.writeInbound(data);
+    ByteBuf body = ch.readInbound();
+    try {
+      ShuffleMessage decoded = ShuffleMessages.decode(body);
+      assertEquals(reply, decoded);
+      assertEquals(8, body.readableBytes());
+      byte[] rest = new byte[8];
+      body.readBytes(rest);
+      assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, rest);
+    } finally {
+      body.release();
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void emptyFetchReplyRoundTrips() {
+    FetchReply reply = new FetchReply(5, new long[0]);
+    assertEquals(reply, roundTrip(reply, reply.toFrame(alloc)));
+  }
+
+  @Test
+  void errorRepliesRoundTripForEveryCode() {
+    for (ErrorCode code : ErrorCode.values()) {
+      ErrorReply error = new ErrorReply(77, code, "problem with " + code + " \u00e9",
+          List.of(BlockId.of(1, 2, 3)));
+      assertEquals(error, roundTrip(error, error.toFrame(alloc)));
+      assertEquals(code, ErrorCode.fromWire(code.wire()));
+    }
+    ErrorReply anonymous = new ErrorReply(-1, ErrorCode.BAD_REQUEST, "unreadable");
+    assertEquals(anonymous, roundTrip(anonymous, anonymous.toFrame(alloc)));
+  }
+
+  @Test
+  void busyRepliesCarryTheRetryAfter() {
+    ErrorReply busy = ErrorReply.busy(12, "too many bytes in flight", 750);
+    ErrorReply decoded = (ErrorReply) roundTrip(busy, busy.toFrame(alloc));
+    assertEquals(busy, decoded);
+    assertEquals(750, decoded.retryAfterMillis());
+    // Other codes never carry one; a BUSY from a server that sends none reads as 0.
+    assertEquals(0, new ErrorReply(1, ErrorCode.INTERNAL, "x", List.of(), 99).retryAfterMillis());
+    ByteBuf old = alloc.buffer().writeByte(MessageTypes.ERROR).writeLong(3)
+        .writeByte(ErrorCode.BUSY.wire()).writeShort(0).writeInt(0);
+    try {
+      assertEquals(new ErrorReply(3, ErrorCode.BUSY, ""), ShuffleMessages.decode(old));
+    } finally {
+      old.release();
+    }
+  }
+
+  @Test
+  void longErrorMessagesAreCut() {
+    ErrorReply error = new ErrorReply(1, ErrorCode.INTERNAL, "x".repeat(10_000));
+    assertEquals(ErrorReply.MAX_MESSAGE_CHARS, error.message().length());
+  }
+
+  @Test
+  void malformedBodiesAreRejectedWithAReason() {
+    assertMalformed(new byte[] {}, "empty");
+    assertMalformed(new byte[] {99}, "unknown");
+    assertMalformed(new byte[] {MessageTypes.FETCH_REQUEST, 0, 0}, "truncated");
+    ByteBuf lying = Unpooled.buffer();
+    lying.writeByte(MessageTypes.FETCH_REQUEST).writeLong(1).writeShort(0).writeInt(1000);
+    assertMalformed(toArray(lying), "block count 1000");
+    ByteBuf countTooLarge = Unpooled.buffer();
+    countTooLarge.writeByte(MessageTypes.FETCH_REQUEST).writeLong(1);
+    countTooLarge.writeShort(15).writeBytes("application_1_1".getBytes());
+    countTooLarge.writeInt(Integer.MAX_VALUE);
+    assertMalformed(toArray(countTooLarge), "block count");
+    ByteBuf badBlock = Unpooled.buffer();
+    badBlock.writeByte(MessageTypes.FETCH_REQUEST).writeLong(1);
+    badBlock.writeShort(15).writeBytes("application_1_1".getBytes());
+    badBlock.writeInt(1).writeInt(0).writeInt(0).writeInt(5).writeInt(2);
+    assertMalformed(toArray(badBlock), "invalid block");
+    ByteBuf shortData = new FetchReply(1, new long[] {10}).headerFrame(alloc);
+    shortData.skipBytes(Frames.LENGTH_BYTES);
+    shortData.writeBytes(new byte[3]);
+    assertMalformed(toArray(shortData), "announces 10");
+  }
+
+  private static byte[] toArray(ByteBuf buf) {
+    byte[] out = new byte[buf.readableBytes()];
+    buf.readBytes(out);
+    buf.release();
+    return out;
+  }
+
+  private static void assertMalformed(byte[] body, String expected) {
+    MalformedFrameException e = assertThrows(MalformedFrameException.class,
+        () -> ShuffleMessages.decode(Unpooled.wrappedBuffer(body)));
+    assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+}

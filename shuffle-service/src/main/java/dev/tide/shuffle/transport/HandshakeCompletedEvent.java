@@ -1,7 +1,0 @@
-package dev.tide.shuffle.transport;
-
-/**
- * User event fired down the pipeline (to the protocol handlers) once the handshake succeeded,
- * on both sides, before any protocol frame is delivered.
- */
-public record HandshakeCompletedEvent(String appId) {}
