@@ -21,6 +21,16 @@ class ArrivalHoldTest {
     hold.observe(clock.getAsLong(), submitted, n -> (int) ((n + 1) / 2));
   }
 
+  /** {@code jobs} jobs of 8 tasks (4 executors), 5 s apart; the clock ends at the last. */
+  private void jobsFiveSecondsApart(int jobs) {
+    for (int i = 0; i < jobs; i++) {
+      if (i > 0) {
+        clock.advance(5_000);
+      }
+      arrive(8);
+    }
+  }
+
   private int keepAfter(long millis) {
     return hold.executorsToKeep(clock.getAsLong() + millis, LATENCY);
   }
@@ -35,11 +45,7 @@ class ArrivalHoldTest {
   /** Jobs every 5 s: keeping their 4 executors 5 s costs less than a 6 s cold start. */
   @Test
   void aBurstOfJobsKeepsTheirExecutorsUntilTheUsualGapHasPassed() {
-    for (int i = 0; i < 6; i++) {
-      arrive(8);
-      clock.advance(5_000);
-    }
-    clock.advance(-5_000);
+    jobsFiveSecondsApart(6);
 
     assertEquals(4, keepAfter(1_000));
     assertEquals(4, keepAfter(5_000));
@@ -49,11 +55,7 @@ class ArrivalHoldTest {
   /** The same gaps with a cheap start: waiting 5 s costs more than starting again. */
   @Test
   void whenAStartCostsLessThanTheGapNothingIsKept() {
-    for (int i = 0; i < 6; i++) {
-      arrive(8);
-      clock.advance(5_000);
-    }
-    clock.advance(-5_000);
+    jobsFiveSecondsApart(6);
 
     assertEquals(0, hold.executorsToKeep(clock.getAsLong() + 1_000, 2_000));
     assertEquals(4, hold.executorsToKeep(clock.getAsLong() + 1_000, LATENCY),
