@@ -18,7 +18,8 @@ class ArrivalTrendTest {
     ManualClock clock = new ManualClock(50_000);
     int answer = -1;
     for (long t = 0; t <= 2 * LATENCY; t += 100) {
-      answer = trend.executorsAhead(clock.getAsLong(), submittedAt.applyAsLong(t), LATENCY, needNow);
+      answer = trend.executorsAhead(clock.getAsLong(), submittedAt.applyAsLong(t), LATENCY,
+          needNow);
       if (t < 2 * LATENCY - LATENCY / 10) {
         assertEquals(0, answer, "not two windows of history at " + t);
       }

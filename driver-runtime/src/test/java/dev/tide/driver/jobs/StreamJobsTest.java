@@ -69,7 +69,8 @@ class StreamJobsTest {
 
     assertEquals("0\t15\n20\t25\n40\t42\n", file.toString(StandardCharsets.UTF_8));
     ByteArrayOutputStream empty = new ByteArrayOutputStream();
-    new StreamRateJob.RangeReducer().reduce(0, List.<KeyValue>of().iterator(), LocalPlanRunner.into(empty));
+    new StreamRateJob.RangeReducer().reduce(0, List.<KeyValue>of().iterator(),
+        LocalPlanRunner.into(empty));
     assertEquals(0, empty.size());
   }
 
