@@ -223,4 +223,80 @@ class MapOutputWriterTest {
     assertTrue(e.getMessage().contains("spill-0.run") && e.getMessage().contains("bytes free")
         && e.getMessage().contains("No space left on device"), e.getMessage());
   }
+
+  @Test
+  void aMapThatEmitsNothingWritesAnEmptyFileOfEmptySegments() throws IOException {
+    Path data = dir.resolve("out.data");
+    try (MapOutputWriter writer = new MapOutputWriter(PARTITIONS, 4 << 10, null,
+        dir.resolve("spills"))) {
+      assertThrows(IllegalStateException.class, writer::checksums, "nothing finished yet");
+
+      assertArrayEquals(new long[PARTITIONS], writer.finish(data));
+
+      assertArrayEquals(new int[PARTITIONS], writer.checksums(), "the CRC32C of no bytes");
+      assertEquals(0, writer.records());
+    }
+    assertEquals(0, Files.size(data));
+  }
+
+  /** The shuffle service verifies each segment it serves against these checksums. */
+  @Test
+  void eachSegmentsChecksumIsTheCrc32cOfItsBytesAfterSpillsToo() throws IOException {
+    Path data = dir.resolve("out.data");
+    long[] lengths;
+    int[] checksums;
+    try (MapOutputWriter writer = new MapOutputWriter(PARTITIONS, 4 << 10, null,
+        dir.resolve("spills"))) {
+      for (Kv kv : randomRecords(3_000, 200, 9)) {
+        writer.emit(kv.key(), kv.value());
+      }
+      lengths = writer.finish(data);
+      checksums = writer.checksums();
+      assertTrue(writer.spills() > 1, writer.spills() + " spills");
+    }
+    byte[] bytes = Files.readAllBytes(data);
+    int from = 0;
+    for (int p = 0; p < PARTITIONS; p++) {
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(bytes, from, (int) lengths[p]);
+      assertEquals((int) crc.getValue(), checksums[p], "partition " + p);
+      from += (int) lengths[p];
+    }
+  }
+
+  @Test
+  void aRangePartitionedOutputHasEveryKeyOfPartitionZeroBelowPartitionOnes() throws IOException {
+    dev.tide.driver.job.RangePartitioner ranges = new dev.tide.driver.job.RangePartitioner();
+    ranges.configure(dev.tide.driver.job.RangePartitioner.spec(List.of(
+        "k3".getBytes(StandardCharsets.UTF_8), "k6".getBytes(StandardCharsets.UTF_8))));
+    Path data = dir.resolve("out.data");
+    long[] lengths;
+    try (MapOutputWriter writer = new MapOutputWriter(PARTITIONS, ranges, 4 << 10, null,
+        dir.resolve("spills"))) {
+      for (Kv kv : randomRecords(2_000, 9, 10)) {
+        writer.emit(kv.key(), kv.value());
+      }
+      lengths = writer.finish(data);
+    }
+    List<Kv> all = new ArrayList<>();
+    read(data, lengths).forEach(all::addAll);
+    for (int i = 1; i < all.size(); i++) {
+      assertTrue(KeyOrder.compare(all.get(i - 1).key(), all.get(i).key()) <= 0,
+          "partitions in key order: record " + i);
+    }
+    assertEquals(2_000, all.size());
+  }
+
+  @Test
+  void aPartitionerThatAnswersOutOfRangeFailsTheTaskNamingIt() {
+    dev.tide.driver.job.Partitioner broken = (key, partitions) -> partitions;
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> {
+      try (MapOutputWriter writer = new MapOutputWriter(PARTITIONS, broken, 4 << 10, null,
+          dir.resolve("spills"))) {
+        writer.emit(new byte[] {1}, new byte[0]);
+      }
+    });
+    assertEquals("partitioner " + broken.getClass().getName() + " put a key in partition 3"
+        + " of 3", e.getMessage());
+  }
 }

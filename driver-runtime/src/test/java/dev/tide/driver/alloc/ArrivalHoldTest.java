@@ -1,0 +1,108 @@
+package dev.tide.driver.alloc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** The executors kept while jobs keep arriving: what the learnt keep times give over time. */
+class ArrivalHoldTest {
+  private static final long CEILING = 60_000;
+  /** A cold start costs 2 x 3 s = 6 s of executor time. */
+  private static final int WEIGHT = 2;
+  private static final long LATENCY = 3_000;
+
+  private final ManualClock clock = new ManualClock(100_000);
+  private final ArrivalHold hold = new ArrivalHold(CEILING, WEIGHT);
+  private long submitted;
+
+  /** A job of {@code tasks} tasks arrives now; one executor runs 2 tasks. */
+  private void arrive(int tasks) {
+    submitted += tasks;
+    hold.observe(clock.getAsLong(), submitted, n -> (int) ((n + 1) / 2));
+  }
+
+  /** {@code jobs} jobs of 8 tasks (4 executors), 5 s apart; the clock ends at the last. */
+  private void jobsFiveSecondsApart(int jobs) {
+    for (int i = 0; i < jobs; i++) {
+      if (i > 0) {
+        clock.advance(5_000);
+      }
+      arrive(8);
+    }
+  }
+
+  private int keepAfter(long millis) {
+    return hold.executorsToKeep(clock.getAsLong() + millis, LATENCY);
+  }
+
+  @Test
+  void nothingIsKeptBeforeTwoArrivals() {
+    assertEquals(0, keepAfter(0));
+    arrive(8);
+    assertEquals(0, keepAfter(1_000), "one arrival makes no gap");
+  }
+
+  /** Jobs every 5 s: keeping their 4 executors 5 s costs less than a 6 s cold start. */
+  @Test
+  void aBurstOfJobsKeepsTheirExecutorsUntilTheUsualGapHasPassed() {
+    jobsFiveSecondsApart(6);
+
+    assertEquals(4, keepAfter(1_000));
+    assertEquals(4, keepAfter(5_000));
+    assertEquals(0, keepAfter(5_001), "no job came within the usual gap: let them go");
+  }
+
+  /** The same gaps with a cheap start: waiting 5 s costs more than starting again. */
+  @Test
+  void whenAStartCostsLessThanTheGapNothingIsKept() {
+    jobsFiveSecondsApart(6);
+
+    assertEquals(0, hold.executorsToKeep(clock.getAsLong() + 1_000, 2_000));
+    assertEquals(4, hold.executorsToKeep(clock.getAsLong() + 1_000, LATENCY),
+        "the keep times follow the start latency back");
+  }
+
+  /** Nine jobs of 2 executors and one of 10: the 8 more only the rare wide job used go. */
+  @Test
+  void executorsOnlyARareWideJobNeedsAreNotKept() {
+    arrive(4);
+    for (int i = 0; i < 10; i++) {
+      clock.advance(5_000);
+      arrive(i == 4 ? 20 : 4);
+    }
+
+    assertEquals(2, keepAfter(1_000));
+  }
+
+  @Test
+  void anEvaluationWithoutNewTasksIsNoArrival() {
+    arrive(8);
+    clock.advance(5_000);
+    arrive(8);
+    long lastArrival = clock.getAsLong();
+    clock.advance(4_000);
+    arrive(0);
+    hold.observe(clock.getAsLong(), submitted - 3, n -> 100); // a lower count is no arrival
+
+    assertEquals(4, hold.executorsToKeep(lastArrival + 5_000, LATENCY),
+        "kept from the last real arrival on");
+    assertEquals(0, hold.executorsToKeep(lastArrival + 5_001, LATENCY));
+  }
+
+  /**
+   * Jobs 90 s apart, beyond the 60 s ceiling: no keep time allowed covers the gap, so however
+   * dear a start, keeping executors only adds cost.
+   */
+  @Test
+  void arrivalsFartherApartThanTheCeilingKeepNothing() {
+    ArrivalHold dearStarts = new ArrivalHold(CEILING, 100);
+    long submittedSoFar = 0;
+    for (int i = 0; i < 5; i++) {
+      submittedSoFar += 2;
+      dearStarts.observe(clock.getAsLong(), submittedSoFar, n -> 1);
+      clock.advance(90_000);
+    }
+
+    assertEquals(0, dearStarts.executorsToKeep(clock.getAsLong() - 90_000 + 1, LATENCY));
+  }
+}
