@@ -1,5 +1,8 @@
 package dev.tide.shuffle.client;
 
+import dev.tide.network.FrameDecoder;
+import dev.tide.network.HandshakeCompletedEvent;
+import dev.tide.network.MalformedFrameException;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
 import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
@@ -9,9 +12,6 @@ import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
-import dev.tide.network.FrameDecoder;
-import dev.tide.network.HandshakeCompletedEvent;
-import dev.tide.network.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

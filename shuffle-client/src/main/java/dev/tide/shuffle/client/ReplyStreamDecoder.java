@@ -1,9 +1,9 @@
 package dev.tide.shuffle.client;
 
-import dev.tide.shuffle.protocol.FetchReply;
-import dev.tide.shuffle.protocol.MessageTypes;
 import dev.tide.network.Frames;
 import dev.tide.network.MalformedFrameException;
+import dev.tide.shuffle.protocol.FetchReply;
+import dev.tide.shuffle.protocol.MessageTypes;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,12 +1,12 @@
 package dev.tide.shuffle.client;
 
+import dev.tide.network.HandshakeException;
+import dev.tide.network.SecureChannels;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
-import dev.tide.network.HandshakeException;
-import dev.tide.network.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -1,7 +1,7 @@
 package dev.tide.shuffle.protocol;
 
-import dev.tide.shuffle.BlockId;
 import dev.tide.network.MalformedFrameException;
+import dev.tide.shuffle.BlockId;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;

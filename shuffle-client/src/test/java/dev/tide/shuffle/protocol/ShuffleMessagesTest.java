@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.shuffle.BlockId;
 import dev.tide.network.FrameDecoder;
 import dev.tide.network.Frames;
 import dev.tide.network.MalformedFrameException;
+import dev.tide.shuffle.BlockId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

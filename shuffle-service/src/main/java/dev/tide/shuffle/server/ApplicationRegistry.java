@@ -1,7 +1,7 @@
 package dev.tide.shuffle.server;
 
-import dev.tide.shuffle.ApplicationIdFormat;
 import dev.tide.network.AppSecrets;
+import dev.tide.shuffle.ApplicationIdFormat;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;

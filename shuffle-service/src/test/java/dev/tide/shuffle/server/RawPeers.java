@@ -1,8 +1,8 @@
 package dev.tide.shuffle.server;
 
+import dev.tide.network.SecureChannels;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
-import dev.tide.network.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;

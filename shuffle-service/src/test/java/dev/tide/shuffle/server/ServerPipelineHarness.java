@@ -1,5 +1,7 @@
 package dev.tide.shuffle.server;
 
+import dev.tide.network.SecureChannels;
+import dev.tide.network.ThrottledLog;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
@@ -7,8 +9,6 @@ import dev.tide.shuffle.protocol.MessageTypes;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.network.SecureChannels;
-import dev.tide.network.ThrottledLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.FileRegion;

@@ -3,11 +3,11 @@ package dev.tide.shuffle.server;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tide.network.testing.Poll;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.network.testing.Poll;
 import io.netty.channel.epoll.Epoll;
 import java.nio.file.Path;
 import java.time.Duration;
