@@ -3,6 +3,8 @@ package dev.tide.am;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.am.staging.ContainerCommands;
+import dev.tide.am.staging.UserResources;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.docs.SettingsDocs;
 import dev.tide.driver.conf.TideOptions;
