@@ -1,6 +1,7 @@
 package dev.tide.am.client;
 
 import dev.tide.am.client.ClientCommand.UsageException;
+import dev.tide.am.staging.BadResourceException;
 import dev.tide.am.staging.UserResources;
 import dev.tide.driver.UserClassLoader;
 import dev.tide.driver.alloc.StreamingSettings;
@@ -54,7 +55,13 @@ final class JobPreflight {
       jars.add(UserClassLoader.toUrl(readableJar(command.jar().get())));
     }
     boolean remoteJars = false;
-    for (URI libjar : UserResources.uris(conf, UserResources.Kind.LIBJAR)) {
+    List<URI> libjars;
+    try {
+      libjars = UserResources.uris(conf, UserResources.Kind.LIBJAR);
+    } catch (BadResourceException e) {
+      throw new UsageException(e.getMessage());
+    }
+    for (URI libjar : libjars) {
       if ("file".equals(libjar.getScheme())) {
         jars.add(UserClassLoader.toUrl(new File(libjar.getPath())));
       } else {

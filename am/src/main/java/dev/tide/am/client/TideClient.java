@@ -3,6 +3,7 @@ package dev.tide.am.client;
 import dev.tide.am.AmOptions;
 import dev.tide.am.ApplicationMaster;
 import dev.tide.am.staging.ContainerCommands;
+import dev.tide.am.staging.BadResourceException;
 import dev.tide.am.staging.LeftoverStaging;
 import dev.tide.am.staging.StagingArea;
 import dev.tide.am.staging.UserResources;
@@ -169,7 +170,7 @@ public final class TideClient extends Configured implements Tool {
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
       JobPreflight.check(command, conf);
-    } catch (ClientCommand.UsageException e) {
+    } catch (ClientCommand.UsageException | BadResourceException e) {
       err.println("tide: " + e.getMessage());
       err.println("('tide --help' prints the usage)");
       return 2;

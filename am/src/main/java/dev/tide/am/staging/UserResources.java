@@ -1,7 +1,6 @@
 package dev.tide.am.staging;
 
 import dev.tide.am.AmOptions;
-import dev.tide.am.client.ClientCommand.UsageException;
 import dev.tide.driver.UserClassLoader;
 import java.io.File;
 import java.io.IOException;
@@ -70,13 +69,13 @@ public final class UserResources {
   private UserResources() {}
 
   /** The URIs that generic options recorded for {@code kind} (not for {@link Kind#JAR}). */
-  public static List<URI> uris(Configuration conf, Kind kind) throws UsageException {
+  public static List<URI> uris(Configuration conf, Kind kind) throws BadResourceException {
     List<URI> uris = new ArrayList<>();
     for (String text : conf.getTrimmedStrings(kind.confKey)) {
       try {
         uris.add(new URI(text));
       } catch (URISyntaxException e) {
-        throw new UsageException("bad " + kind.confKey + " entry '" + text + "': "
+        throw new BadResourceException("bad " + kind.confKey + " entry '" + text + "': "
             + e.getMessage());
       }
     }
@@ -86,10 +85,11 @@ public final class UserResources {
   /**
    * Every resource of the submission, the jars in classpath order.
    *
-   * @throws UsageException when two resources would have the same link name, or one has a
+   * @throws BadResourceException when two resources would have the same link name, or one has a
    *     name Tide uses itself or that cannot be a file name in a container
    */
-  public static List<Resource> of(Configuration conf, Optional<String> jar) throws UsageException {
+  public static List<Resource> of(Configuration conf, Optional<String> jar)
+      throws BadResourceException {
     List<Resource> resources = new ArrayList<>();
     if (jar.isPresent()) {
       URI uri = new File(jar.get()).getAbsoluteFile().toURI();
@@ -106,11 +106,11 @@ public final class UserResources {
       String name = r.linkName();
       if (name.isEmpty() || name.equals(".") || name.equals("..") || name.contains("/")
           || name.contains(",") || name.contains(":")) {
-        throw new UsageException("'" + name + "' (from " + r.source() + ") cannot be a file"
+        throw new BadResourceException("'" + name + "' (from " + r.source() + ") cannot be a file"
             + " name in a container; name it with #name");
       }
       if (!names.add(name)) {
-        throw new UsageException("two resources would be named '" + name + "' in the"
+        throw new BadResourceException("two resources would be named '" + name + "' in the"
             + " container (the second from " + r.source() + "); rename one with #name");
       }
     }
