@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: the allocator thread only.
  */
 final class ExecutorContainers {
-  private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutorContainers.class);
 
   enum State { STARTING, RUNNING, RELEASING }
 

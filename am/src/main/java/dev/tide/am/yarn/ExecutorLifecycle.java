@@ -3,6 +3,7 @@ package dev.tide.am.yarn;
 import dev.tide.am.allocation.ContainerOutcome;
 import dev.tide.am.allocation.ContainerOutcomeClassifier;
 import dev.tide.am.allocation.ExecutorFailures;
+import dev.tide.am.allocation.MaxExecutorFailures;
 import dev.tide.am.yarn.ExecutorContainers.Executor;
 import dev.tide.am.yarn.ExecutorContainers.State;
 import dev.tide.am.yarn.ExecutorLauncher.LaunchFailed;
@@ -12,11 +13,14 @@ import dev.tide.am.yarn.ExecutorRequests.Assignment;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * are posted to the allocator's mailbox.
  */
 final class ExecutorLifecycle {
-  private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutorLifecycle.class);
   /**
    * How long stopping waits, at most, for the completions of containers whose executors the
    * driver has seen go: a NodeManager reports an exit to the RM on its next heartbeat and the
@@ -46,7 +50,23 @@ final class ExecutorLifecycle {
    */
   static final Duration GONE_EXECUTORS_WAIT = Duration.ofSeconds(3);
 
-  private final YarnAllocator.Settings settings;
+  /**
+   * What the executor lifecycle needs of the allocator's settings.
+   *
+   * @param registrationTimeout how long a launched executor may take to register with the
+   *     driver; zero turns the watchdog off
+   * @param stopHeartbeatInterval the interval of the heartbeats that collect exit statuses when
+   *     the allocator stops (its fast interval)
+   * @param failuresValidity how long an executor failure counts (named in the abort message)
+   * @param maxFailures how many executor failures the application tolerates
+   * @param nodeName the RM's name of a node (host, or host:port)
+   * @param clockMillis wall-clock time for the watchdog
+   */
+  record Settings(Duration registrationTimeout, Duration stopHeartbeatInterval,
+      Duration failuresValidity, MaxExecutorFailures maxFailures,
+      Function<NodeId, String> nodeName, LongSupplier clockMillis) {}
+
+  private final Settings settings;
   private final ExecutorRequests requests;
   private final ContainerOutcomeClassifier classifier;
   private final ExecutorContainers containers;
@@ -60,7 +80,7 @@ final class ExecutorLifecycle {
   /** Aborts the application (once) with these diagnostics. */
   private final Consumer<String> abort;
 
-  ExecutorLifecycle(YarnAllocator.Settings settings, ExecutorRequests requests,
+  ExecutorLifecycle(Settings settings, ExecutorRequests requests,
       ContainerOutcomeClassifier classifier, ExecutorContainers containers,
       NodeExclusions exclusions, DriverCallbacks driver, ExecutorLauncher launcher,
       Consumer<Runnable> post, Runnable wake, Consumer<String> abort) {
@@ -84,7 +104,7 @@ final class ExecutorLifecycle {
     for (Container container : allocated) {
       driver.logEvent("containerAllocated", "container", container.getId().toString(),
           "host", container.getNodeId().getHost(), "node",
-          settings.nodeName(container.getNodeId()));
+          nodeName(container));
     }
     long allocatedAt = settings.clockMillis().getAsLong();
     Assignment assignment = requests.assign(allocated, targetExecutors, containers.live());
@@ -114,7 +134,7 @@ final class ExecutorLifecycle {
       executor.launchedAtMillis = settings.clockMillis().getAsLong();
       driver.logEvent("executorLaunched", "executor", executor.id, "container",
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
-          launched.shufflePort(), "node", settings.nodeName(executor.container.getNodeId()),
+          launched.shufflePort(), "node", nodeName(executor.container),
           "nodeHttp", executor.container.getNodeHttpAddress());
       driver.executorLaunched(executor.id, executor.host(), launched.shufflePort(),
           executor.launchedAtMillis - executor.allocatedAtMillis);
@@ -137,8 +157,7 @@ final class ExecutorLifecycle {
         executor.registered = true;
       } else if (now - executor.launchedAtMillis >= timeout) {
         String diagnostics = "executor " + executor.id + " in container "
-            + executor.container.getId() + " on " + settings.nodeName(
-                executor.container.getNodeId())
+            + executor.container.getId() + " on " + nodeName(executor.container)
             + " did not register with the driver within tide.executor.registrationTimeout = "
             + settings.registrationTimeout().toSeconds() + " s";
         LOG.warn("{}; releasing it and asking for a replacement", diagnostics);
@@ -213,7 +232,7 @@ final class ExecutorLifecycle {
    * @param wait false when the allocator failed: no more than the releases
    */
   void stop(ResourceManagerHeartbeat heartbeat, Supplier<Float> progress, boolean wait) {
-    long interval = Math.max(1, settings.fastInterval().toMillis());
+    long interval = Math.max(1, settings.stopHeartbeatInterval().toMillis());
     long heartbeats = wait ? Math.max(1, GONE_EXECUTORS_WAIT.toMillis() / interval) : 0;
     if (heartbeats > 0 && holdsGoneExecutor()) {
       LOG.info("Stopping: waiting up to {} ms for the exit statuses of executors gone from the"
@@ -257,7 +276,7 @@ final class ExecutorLifecycle {
   }
 
   private void countFailure(Executor executor, String diagnostics, boolean againstNode) {
-    String node = settings.nodeName(executor.container.getNodeId());
+    String node = nodeName(executor.container);
     ExecutorFailures.Verdict verdict = exclusions.failure(node, againstNode,
         driver.tasksSucceeded());
     if (verdict.tooMany()) {
@@ -274,5 +293,10 @@ final class ExecutorLifecycle {
               + " exceeded or user code exited)" : "")
           + "); last: executor " + executor.id + " on " + node + ": " + diagnostics);
     }
+  }
+
+  /** The RM's name of the node of {@code container}. */
+  private String nodeName(Container container) {
+    return settings.nodeName().apply(container.getNodeId());
   }
 }

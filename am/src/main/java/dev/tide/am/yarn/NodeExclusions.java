@@ -1,12 +1,16 @@
 package dev.tide.am.yarn;
 
 import dev.tide.am.allocation.ExecutorFailures;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
@@ -22,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * exclusions keep wanted executors from starting. Not thread-safe: the allocator thread only.
  */
 final class NodeExclusions {
-  private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
+  private static final Logger LOG = LoggerFactory.getLogger(NodeExclusions.class);
   /** Excluded nodes named in the status; the rest are counted. */
   private static final int EXCLUDED_NODES_SHOWN = 5;
 
@@ -31,8 +35,20 @@ final class NodeExclusions {
     void logEvent(String name, Object... fields);
   }
 
+  /**
+   * What node exclusion needs of the allocator's settings.
+   *
+   * @param failuresValidity how long an executor failure counts
+   * @param maxFailuresPerNode failures on one node that exclude it
+   * @param exclusionTimeout how long a node stays excluded
+   * @param nodeName the RM's name of a node (host, or host:port)
+   * @param clockMillis wall-clock time for failure windows and exclusions
+   */
+  record Settings(Duration failuresValidity, int maxFailuresPerNode, Duration exclusionTimeout,
+      Function<NodeId, String> nodeName, LongSupplier clockMillis) {}
+
   private final AMRMClient<ContainerRequest> amrmClient;
-  private final YarnAllocator.Settings settings;
+  private final Settings settings;
   private final ExecutorFailures failures;
   private final EventSink events;
   /** Nodes the RM can place containers on, from the last allocate response; 0 before. */
@@ -43,13 +59,13 @@ final class NodeExclusions {
   private String liftNote = "";
 
   /** @param maxFailures the application's limit now (see {@link MaxExecutorFailures}) */
-  NodeExclusions(AMRMClient<ContainerRequest> amrmClient, YarnAllocator.Settings settings,
+  NodeExclusions(AMRMClient<ContainerRequest> amrmClient, Settings settings,
       IntSupplier maxFailures, EventSink events) {
     this.amrmClient = amrmClient;
     this.settings = settings;
     this.events = events;
     this.failures = new ExecutorFailures(maxFailures, settings.failuresValidity(),
-        settings.maxFailuresPerNode(), settings.nodeExclusionTimeout(), settings.clockMillis());
+        settings.maxFailuresPerNode(), settings.exclusionTimeout(), settings.clockMillis());
   }
 
   /**
@@ -61,12 +77,12 @@ final class NodeExclusions {
     ExecutorFailures.Verdict verdict = failures.record(node, againstNode, progress);
     if (verdict.nodeExcluded()) {
       LOG.warn("Excluding node {} for {} s: {} executor failures there (tide.yarn"
-          + ".maxFailuresPerHost = {})", node, settings.nodeExclusionTimeout().toSeconds(),
+          + ".maxFailuresPerHost = {})", node, settings.exclusionTimeout().toSeconds(),
           verdict.perNode().get(node), settings.maxFailuresPerNode());
       amrmClient.updateBlacklist(List.of(node), null);
       events.logEvent("nodeExcluded", "node", node, "failures",
           verdict.perNode().get(node), "until",
-          settings.clockMillis().getAsLong() + settings.nodeExclusionTimeout().toMillis());
+          settings.clockMillis().getAsLong() + settings.exclusionTimeout().toMillis());
     }
     return verdict;
   }
@@ -107,7 +123,7 @@ final class NodeExclusions {
       return;
     }
     for (NodeReport report : updated) {
-      String node = settings.nodeName(report.getNodeId());
+      String node = settings.nodeName().apply(report.getNodeId());
       if (report.getNodeState() != null && report.getNodeState().isUnusable()) {
         unusableNodes.add(node);
       } else {

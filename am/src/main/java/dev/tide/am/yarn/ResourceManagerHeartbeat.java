@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe (the allocator thread only), except {@link #grantableExecutors()}.
  */
 final class ResourceManagerHeartbeat {
-  private static final Logger LOG = LoggerFactory.getLogger(YarnAllocator.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ResourceManagerHeartbeat.class);
   /** Consecutive failed heartbeats before the application is aborted. */
   static final int MAX_FAILURES = 5;
 

@@ -72,6 +72,16 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     String nodeName(NodeId node) {
       return nodeNamesIncludePort ? node.toString() : node.getHost();
     }
+
+    NodeExclusions.Settings exclusions() {
+      return new NodeExclusions.Settings(failuresValidity, maxFailuresPerNode,
+          nodeExclusionTimeout, this::nodeName, clockMillis);
+    }
+
+    ExecutorLifecycle.Settings lifecycle() {
+      return new ExecutorLifecycle.Settings(registrationTimeout, fastInterval, failuresValidity,
+          maxFailures, this::nodeName, clockMillis);
+    }
   }
 
   private final ExecutorRequests requests;
@@ -116,7 +126,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     this.settings = settings;
     NodeExclusions.EventSink events = (name, fields) -> driver.logEvent(name, fields);
     this.containers = new ExecutorContainers(amrmClient, events);
-    this.exclusions = new NodeExclusions(amrmClient, settings,
+    this.exclusions = new NodeExclusions(amrmClient, settings.exclusions(),
         () -> settings.maxFailures().limit(containers.peakLive()), events);
     this.cadence = new HeartbeatCadence(settings.fastInterval(), settings.slowInterval(),
         nanoClock);
@@ -143,7 +153,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   void bind(DriverCallbacks driver, ExecutorLauncher launcher, Supplier<Float> progress) {
     this.driver = driver;
     this.progress = progress;
-    this.lifecycle = new ExecutorLifecycle(settings, requests, classifier, containers,
+    this.lifecycle = new ExecutorLifecycle(settings.lifecycle(), requests, classifier, containers,
         exclusions, driver, launcher, mailbox::add, cadence::wake, this::abortOnce);
   }
 
