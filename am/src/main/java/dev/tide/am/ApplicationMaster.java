@@ -32,6 +32,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +48,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -206,12 +208,18 @@ public final class ApplicationMaster {
         KILL_CLEANUP_WAIT.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
     try {
       logEffectiveSettings();
-      startAndRegister();
-      JobResult result = runJob();
-      finalStatus = result.succeeded()
-          ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
-      diagnostics = result.diagnostics() == null ? "" : result.diagnostics();
-      LOG.info("Job of {} ended: {} {}", appId, finalStatus, diagnostics);
+      Resource maximum = startAndRegister();
+      Optional<String> tooLarge = ContainerSizes.tooLarge(conf, maximum);
+      if (tooLarge.isPresent()) {
+        diagnostics = tooLarge.get();
+        LOG.error("{} cannot run: {}", appId, diagnostics);
+      } else {
+        JobResult result = runJob();
+        finalStatus = result.succeeded()
+            ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
+        diagnostics = result.diagnostics() == null ? "" : result.diagnostics();
+        LOG.info("Job of {} ended: {} {}", appId, finalStatus, diagnostics);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       diagnostics = "ApplicationMaster of " + appId + " interrupted";
@@ -237,7 +245,8 @@ public final class ApplicationMaster {
     }
   }
 
-  private void startAndRegister() throws Exception {
+  /** Returns the largest container the ResourceManager grants, from its registration response. */
+  private Resource startAndRegister() throws Exception {
     amrmClient = AMRMClient.createAMRMClient();
     amrmClient.init(conf);
     amrmClient.start();
@@ -253,17 +262,18 @@ public final class ApplicationMaster {
     statusServer = new AmWebServer(conf, host, this::currentStatus, model,
         System.getenv(Environment.CONTAINER_ID.name()) != null);
     statusServer.start();
-    amrmClient.registerApplicationMaster(host, statusServer.port(), statusServer.trackingUrl());
+    RegisterApplicationMasterResponse registration = amrmClient.registerApplicationMaster(host,
+        statusServer.port(), statusServer.trackingUrl());
     registered = true;
-    LOG.info("Registered {} with the ResourceManager; tracking URL {}", appId,
-        statusServer.trackingUrl());
+    LOG.info("Registered {} with the ResourceManager; tracking URL {}; largest container {}",
+        appId, statusServer.trackingUrl(), registration.getMaximumResourceCapability());
+    return registration.getMaximumResourceCapability();
   }
 
   private JobResult runJob() throws Exception {
     int executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
     int overheadMb = TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf);
-    Resource executorResource = Resource.newInstance(executorMemoryMb + overheadMb,
-        TideOptions.EXECUTOR_CORES.get(conf));
+    Resource executorResource = ContainerSizes.executor(conf);
     boolean nodeNamesIncludePort = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);

@@ -1,6 +1,7 @@
 package dev.tide.am.client;
 
 import dev.tide.am.AmOptions;
+import dev.tide.am.ContainerSizes;
 import dev.tide.am.ApplicationMaster;
 import dev.tide.am.staging.ContainerCommands;
 import dev.tide.am.staging.BadResourceException;
@@ -301,9 +302,7 @@ public final class TideClient extends Configured implements Tool {
 
   /** The AM container's resource: tide.am.memory + tide.am.memoryOverhead, tide.am.cores. */
   static Resource amResource(Configuration conf) {
-    return Resource.newInstance(
-        AmOptions.AM_MEMORY_MB.get(conf) + AmOptions.AM_MEMORY_OVERHEAD_MB.get(conf),
-        AmOptions.AM_CORES.get(conf));
+    return ContainerSizes.am(conf);
   }
 
   /** The AM's java command line. */
