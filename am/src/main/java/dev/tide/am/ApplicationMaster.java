@@ -295,6 +295,7 @@ public final class ApplicationMaster {
 
     Driver driver = new Driver(conf, appId.toString(), secret, allocator);
     driver.onEvent(model::apply);
+    driver.showSubmissionSettings(List.of(AmOptions.QUEUE));
     liveness = new YarnApplicationLiveness(conf);
     driver.checkOutputOwnersWith(liveness);
     driverRef.set(driver);
