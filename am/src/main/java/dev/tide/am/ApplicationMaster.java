@@ -70,7 +70,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The Tide ApplicationMaster: the process YARN starts in the AM container. Its life:
  * <ol>
- *   <li>load {@code tide-job.xml} (staged by {@link TideClient}) from the working directory and
+ *   <li>load {@code tide-job.xml} (staged by {@code TideClient}) from the working directory and
  *       the application secret from the container's credentials;</li>
  *   <li>start the status HTTP server and register with the RM, with its tracking URL;</li>
  *   <li>create the {@link YarnAllocator} and the {@link Driver} (the allocator is the driver's

@@ -52,7 +52,7 @@ public final class ContainerRequestReconciler implements ExecutorRequests {
   /**
    * @param tasksPerExecutor tasks one executor runs at once, for locality placement
    * @param rackOf the rack of a host, or null when unknown; called often, so it should cache
-   *     (see {@link RackCache})
+   *     (see {@link dev.tide.am.allocation.RackCache})
    */
   public ContainerRequestReconciler(AMRMClient<ContainerRequest> amrmClient,
       Resource executorResource, Priority priority, ContainerPlacement placement,

@@ -45,7 +45,8 @@ public interface DriverCallbacks {
 
   /**
    * How many tasks have succeeded so far: executor failures with a task's success between them
-   * are not failures in a row (see {@link ExecutorFailures}). Must return at once.
+   * are not failures in a row (see {@link dev.tide.am.allocation.ExecutorFailures}). Must
+   * return at once.
    */
   long tasksSucceeded();
 

@@ -19,8 +19,9 @@ import org.apache.hadoop.yarn.api.records.LocalResource;
 /**
  * Builds the launch context of one executor container: the java command of
  * {@link ExecutorCommand}, the environment of {@link ContainerCommands#environment}, the staged
- * app jar (when staged) and the user's jars, files and archives ({@link UserResources}), tokens holding only the application secret (never the AM's own tokens),
- * and the secret as service data for {@code tide_shuffle}.
+ * app jar (when staged) and the user's jars, files and archives
+ * ({@link dev.tide.am.staging.UserResources}), tokens holding only the application secret (never
+ * the AM's own tokens), and the secret as service data for {@code tide_shuffle}.
  *
  * <p>Immutable after construction and thread-safe; each call returns a fresh context.
  */

@@ -58,7 +58,10 @@ final class NodeExclusions {
   /** The last lift of an exclusion, shown in the status until the wanted executors are in. */
   private String liftNote = "";
 
-  /** @param maxFailures the application's limit now (see {@link MaxExecutorFailures}) */
+  /**
+   * @param maxFailures the application's limit now (see
+   *     {@link dev.tide.am.allocation.MaxExecutorFailures})
+   */
   NodeExclusions(AMRMClient<ContainerRequest> amrmClient, Settings settings,
       IntSupplier maxFailures, EventSink events) {
     this.amrmClient = amrmClient;
