@@ -594,8 +594,8 @@ class Suite:
     def nm_restart_shuffle(self, scenario, during_fetch=False):
         # The reducers fetch 15 s after they start, or, during_fetch, 2 s after, while the
         # NodeManager is down. A restart took 14 s on a quiet machine and 83 s at a load of 50, so
-        # tide.shuffle.connectRetries=14 (about 93 s of retries) carries the fetches over it.
-        settings = {"tide.shuffle.connectRetries": "14"}
+        # tide.executor.shuffle.connectRetries=14 (about 93 s of retries) carries the fetches over it.
+        settings = {"tide.executor.shuffle.connectRetries": "14"}
         out, job, p, node = self.in_shuffle(scenario, rd=2000 if during_fetch else 15000,
                                             settings=settings)
         t = time.monotonic() - job.started

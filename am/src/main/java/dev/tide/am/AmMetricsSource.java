@@ -1,6 +1,6 @@
 package dev.tide.am;
 
-import dev.tide.am.ui.AppModel;
+import dev.tide.am.web.AppModel;
 import dev.tide.driver.JobStatus;
 import java.util.function.Supplier;
 import org.apache.hadoop.metrics2.MetricsCollector;

@@ -1,13 +1,29 @@
 package dev.tide.am;
 
-import dev.tide.am.ui.AppModel;
+import dev.tide.am.allocation.ExitStatusClassifier;
+import dev.tide.am.allocation.LocalityPlacement;
+import dev.tide.am.allocation.MaxExecutorFailures;
+import dev.tide.am.allocation.NodeListPlacement;
+import dev.tide.am.allocation.RackCache;
+import dev.tide.am.staging.ContainerCommands;
+import dev.tide.am.staging.UserResources;
+import dev.tide.am.web.AmWebServer;
+import dev.tide.am.web.AppModel;
+import dev.tide.am.yarn.ConstraintRequests;
+import dev.tide.am.yarn.ContainerRequestReconciler;
+import dev.tide.am.yarn.DriverCallbacks;
+import dev.tide.am.yarn.ExecutorLaunchContexts;
+import dev.tide.am.yarn.ExecutorLauncher;
+import dev.tide.am.yarn.ExecutorRequests;
+import dev.tide.am.yarn.YarnAllocator;
+import dev.tide.am.yarn.YarnApplicationLiveness;
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.ConfigOptions;
 import dev.tide.driver.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
 import dev.tide.driver.ThrowableSummary;
-import dev.tide.conf.ConfigOption;
-import dev.tide.conf.ConfigOptions;
 import dev.tide.driver.UserClassLoader;
 import dev.tide.driver.conf.TideOptions;
 import java.io.File;
@@ -16,6 +32,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -31,28 +48,29 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.Priority;
-import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.client.api.AMRMClient;
-import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.NMClient;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.util.RackResolver;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.util.RackResolver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Tide ApplicationMaster: the process YARN starts in the AM container. Its life:
  * <ol>
- *   <li>load {@code tide-job.xml} (staged by {@link TideClient}) from the working directory and
+ *   <li>load {@code tide-job.xml} (staged by {@code TideClient}) from the working directory and
  *       the application secret from the container's credentials;</li>
  *   <li>start the status HTTP server and register with the RM, with its tracking URL;</li>
  *   <li>create the {@link YarnAllocator} and the {@link Driver} (the allocator is the driver's
@@ -190,12 +208,18 @@ public final class ApplicationMaster {
         KILL_CLEANUP_WAIT.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
     try {
       logEffectiveSettings();
-      startAndRegister();
-      JobResult result = runJob();
-      finalStatus = result.succeeded()
-          ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
-      diagnostics = result.diagnostics() == null ? "" : result.diagnostics();
-      LOG.info("Job of {} ended: {} {}", appId, finalStatus, diagnostics);
+      Resource maximum = startAndRegister();
+      Optional<String> tooLarge = ContainerSizes.tooLarge(conf, maximum);
+      if (tooLarge.isPresent()) {
+        diagnostics = tooLarge.get();
+        LOG.error("{} cannot run: {}", appId, diagnostics);
+      } else {
+        JobResult result = runJob();
+        finalStatus = result.succeeded()
+            ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
+        diagnostics = result.diagnostics() == null ? "" : result.diagnostics();
+        LOG.info("Job of {} ended: {} {}", appId, finalStatus, diagnostics);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       diagnostics = "ApplicationMaster of " + appId + " interrupted";
@@ -221,7 +245,8 @@ public final class ApplicationMaster {
     }
   }
 
-  private void startAndRegister() throws Exception {
+  /** Returns the largest container the ResourceManager grants, from its registration response. */
+  private Resource startAndRegister() throws Exception {
     amrmClient = AMRMClient.createAMRMClient();
     amrmClient.init(conf);
     amrmClient.start();
@@ -237,17 +262,18 @@ public final class ApplicationMaster {
     statusServer = new AmWebServer(conf, host, this::currentStatus, model,
         System.getenv(Environment.CONTAINER_ID.name()) != null);
     statusServer.start();
-    amrmClient.registerApplicationMaster(host, statusServer.port(), statusServer.trackingUrl());
+    RegisterApplicationMasterResponse registration = amrmClient.registerApplicationMaster(host,
+        statusServer.port(), statusServer.trackingUrl());
     registered = true;
-    LOG.info("Registered {} with the ResourceManager; tracking URL {}", appId,
-        statusServer.trackingUrl());
+    LOG.info("Registered {} with the ResourceManager; tracking URL {}; largest container {}",
+        appId, statusServer.trackingUrl(), registration.getMaximumResourceCapability());
+    return registration.getMaximumResourceCapability();
   }
 
   private JobResult runJob() throws Exception {
     int executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
     int overheadMb = TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf);
-    Resource executorResource = Resource.newInstance(executorMemoryMb + overheadMb,
-        TideOptions.EXECUTOR_CORES.get(conf));
+    Resource executorResource = ContainerSizes.executor(conf);
     boolean nodeNamesIncludePort = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
@@ -269,6 +295,7 @@ public final class ApplicationMaster {
 
     Driver driver = new Driver(conf, appId.toString(), secret, allocator);
     driver.onEvent(model::apply);
+    driver.showSubmissionSettings(List.of(AmOptions.QUEUE));
     liveness = new YarnApplicationLiveness(conf);
     driver.checkOutputOwnersWith(liveness);
     driverRef.set(driver);

@@ -2,7 +2,7 @@ package dev.tide.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tide.am.ui.AppModel;
+import dev.tide.am.web.AppModel;
 import dev.tide.driver.events.EventLine;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

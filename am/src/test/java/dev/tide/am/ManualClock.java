@@ -7,26 +7,26 @@ import java.util.concurrent.TimeUnit;
  * exclusions, the launch watchdog) and the monotonic nanoseconds (the heartbeat cadence) of one
  * time line. Not thread-safe: the test's thread only.
  */
-final class ManualClock {
+public final class ManualClock {
   private long nowNanos;
 
-  ManualClock(long startMillis) {
+  public ManualClock(long startMillis) {
     this.nowNanos = TimeUnit.MILLISECONDS.toNanos(startMillis);
   }
 
-  long millis() {
+  public long millis() {
     return TimeUnit.NANOSECONDS.toMillis(nowNanos);
   }
 
-  long nanos() {
+  public long nanos() {
     return nowNanos;
   }
 
-  void advanceMillis(long millis) {
+  public void advanceMillis(long millis) {
     nowNanos += TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
-  void advanceNanos(long nanos) {
+  public void advanceNanos(long nanos) {
     nowNanos += nanos;
   }
 }

@@ -3,6 +3,8 @@ package dev.tide.am;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.am.staging.ContainerCommands;
+import dev.tide.am.staging.UserResources;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.docs.SettingsDocs;
 import dev.tide.driver.conf.TideOptions;
@@ -63,6 +65,9 @@ class TideSiteTemplateTest {
     }
     assertTrue(keys.contains(TideOptions.WORDCOUNT_REDUCERS.key()), "the scan finds keys: " + keys);
     keys.removeAll(NOT_SETTINGS);
+    for (ConfigOption<?> option : templateOptions()) {
+      keys.removeAll(option.deprecatedKeys()); // old names, read with a warning; not listed
+    }
     List<String> missing = new ArrayList<>();
     for (String key : keys) {
       if (!text.contains("<name>" + key + "</name>")) {

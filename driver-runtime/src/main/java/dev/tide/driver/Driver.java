@@ -117,6 +117,8 @@ public final class Driver implements AutoCloseable {
   private final Set<String> everRegistered = ConcurrentHashMap.newKeySet();
   /** Every executor id that has gone; written by the event loop, read by the AM's allocator. */
   private final Set<String> removed = ConcurrentHashMap.newKeySet();
+  /** See {@link #showSubmissionSettings}. */
+  private volatile List<dev.tide.conf.ConfigOption<?>> submissionSettings = List.of();
 
   public Driver(Configuration jobConf, String appId, byte[] secret,
       ExecutorAllocationClient allocationClient) {
@@ -166,6 +168,15 @@ public final class Driver implements AutoCloseable {
    */
   public void onEvent(java.util.function.Consumer<dev.tide.driver.events.EventLine> listener) {
     this.eventListener = listener;
+  }
+
+  /**
+   * Settings of the submission that the UI's Overview shows after the job's own (the AM passes
+   * its queue); the driver reads them from the job configuration with their defaults. Call
+   * before {@link #run()}.
+   */
+  public void showSubmissionSettings(List<dev.tide.conf.ConfigOption<?>> options) {
+    this.submissionSettings = List.copyOf(options);
   }
 
   /**
@@ -570,8 +581,10 @@ public final class Driver implements AutoCloseable {
       shown.add(option.key());
       shown.add(conf.get(option.key(), option.defaultText()));
     }
-    shown.add("tide.queue");
-    shown.add(conf.get("tide.queue", "default"));
+    for (dev.tide.conf.ConfigOption<?> option : submissionSettings) {
+      shown.add(option.key());
+      shown.add(conf.get(option.key(), option.defaultText()));
+    }
     return shown.toArray();
   }
 

@@ -53,7 +53,7 @@ public final class ExecutorBackend implements AutoCloseable {
   private volatile TaskRunner runner;
   /** The application's user classes ({@link UserClassLoader}); set with {@link #runner}. */
   private volatile ClassLoader userClasses;
-  /** The job's {@code tide.shuffle.connectRetries}; set with {@link #runner}. */
+  /** The job's {@code tide.executor.shuffle.connectRetries}; set with {@link #runner}. */
   private volatile int shuffleConnectRetries = ShuffleClientConfig.DEFAULT_CONNECT_RETRIES;
   private volatile Channel channel;
   /**

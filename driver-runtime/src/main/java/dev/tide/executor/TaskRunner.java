@@ -208,7 +208,7 @@ final class TaskRunner {
     return outOfMemory;
   }
 
-  /** {@code tide.shuffle.sort.buffer}, or a fifth of the heap shared by the task slots. */
+  /** {@code tide.executor.shuffle.sort.buffer}, or a fifth of the heap shared by the task slots. */
   private long sortBufferBytes() {
     long set = TideOptions.SORT_BUFFER_BYTES.get(conf);
     long half = Runtime.getRuntime().maxMemory() / 2;

@@ -1,6 +1,6 @@
 package dev.tide.it;
 
-import dev.tide.am.TideClient;
+import dev.tide.am.client.TideClient;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -1,6 +1,8 @@
 package dev.tide.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +13,8 @@ import java.util.stream.Stream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -136,5 +140,33 @@ class ClientFailsFastTest {
       assertTrue(run.output().contains("-libjars a.jar,b.jar"), run.output());
     }
     assertEquals(applicationsBefore, yarn.getApplications().size());
+  }
+
+  /**
+   * An executor larger than the largest container the ResourceManager grants (here 8 GiB + 128
+   * MiB against {@code yarn.scheduler.maximum-allocation-mb} = 8192) can never start: the AM
+   * fails the application at registration, naming both sizes and the keys to change, instead of
+   * having every allocate refused until it loses contact with the ResourceManager.
+   */
+  @Test
+  void executorLargerThanTheClusterMaximumFailsAtRegistration() throws Exception {
+    JobRun run = Submitter.run(cluster.clientConf(), System.out, "-D",
+        "tide.executor.memory=8g", "sleep", "-m", "1", "-r", "1", "-mt", "1", "-rt", "1");
+
+    assertNotNull(run.appId(), run.output());
+    ApplicationReport report = yarn.getApplicationReport(ApplicationId.fromString(run.appId()));
+    assertEquals(FinalApplicationStatus.FAILED, report.getFinalApplicationStatus(),
+        report.getDiagnostics());
+    String diagnostics = report.getDiagnostics();
+    // The RM's maximum is yarn.scheduler.maximum-allocation-mb, or less once it has capped it
+    // at the largest NodeManager: the figure is the RM's, whichever it is.
+    assertTrue(diagnostics.contains("the executor container <memory:8320, vCores:1> exceeds the"
+        + " largest container the ResourceManager grants, <memory:"), diagnostics);
+    assertTrue(diagnostics.contains("lower tide.executor.memory + tide.executor.memoryOverhead"
+        + " (8192 + 128 MiB) or raise yarn.scheduler.maximum-allocation-mb"), diagnostics);
+    assertFalse(diagnostics.contains("lost contact with the ResourceManager"), diagnostics);
+    assertTrue(run.output().contains("the executor container <memory:8320, vCores:1> exceeds"),
+        run.output());
+    assertEquals(1, run.exitCode(), run.output());
   }
 }

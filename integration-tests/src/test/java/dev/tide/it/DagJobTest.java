@@ -191,7 +191,7 @@ class DagJobTest {
   @Test
   void withChecksumsOffTheSameFlipIsNotCaught() throws Exception {
     Configuration conf = jobConf();
-    conf.set("tide.shuffle.checksum.enabled", "false");
+    conf.set("tide.executor.shuffle.checksum.enabled", "false");
     conf.set("tide.task.maxAttempts", "2");
     JobRun run = runWithDamage("/dag/flip-unchecked", conf, false);
     FileSystem fs = cluster.fileSystem();

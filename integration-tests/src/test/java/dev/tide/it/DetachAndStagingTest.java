@@ -333,7 +333,7 @@ class DetachAndStagingTest {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
         "-cp", confDir.toAbsolutePath() + File.pathSeparator + cluster.confDir().toAbsolutePath()
             + File.pathSeparator + System.getProperty("java.class.path"),
-        "dev.tide.am.TideClient"));
+        "dev.tide.am.client.TideClient"));
     command.addAll(List.of(args));
     return new ProcessBuilder(command).redirectErrorStream(true).start();
   }

@@ -6,7 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.shuffle.BlockId;
+import dev.tide.shuffle.MapOutputCommitter;
+import dev.tide.shuffle.ShuffleLayout;
+import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.shuffle.client.ShuffleFetchException;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -16,27 +23,20 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import dev.tide.shuffle.BlockId;
-import dev.tide.shuffle.MapOutputCommitter;
-import dev.tide.shuffle.ShuffleLayout;
-import dev.tide.shuffle.ShuffleServiceMetadata;
-import dev.tide.shuffle.client.ShuffleClient;
-import dev.tide.shuffle.client.ShuffleFetchException;
-import java.nio.ByteBuffer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEvent;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEventType;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
-import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -475,7 +475,7 @@ class EndToEndTest {
         java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", appJar + java.io.File.pathSeparator
             + String.join(java.io.File.pathSeparator, hadoopClasspath),
-        "dev.tide.am.TideClient",
+        "dev.tide.am.client.TideClient",
         "-D", "yarn.application.classpath=" + String.join(",", hadoopClasspath),
         "-D", "tide.yarn.container.javaHome=" + System.getProperty("java.home"),
         "-D", "tide.eventLog.dir=" + EVENTS));

@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.am.ExecutorLaunchContexts;
+import dev.tide.am.yarn.ExecutorLaunchContexts;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import dev.tide.shuffle.client.ShuffleClient;
-import dev.tide.shuffle.client.ShuffleFetchException;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
+import dev.tide.shuffle.client.ShuffleFetchException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ServerSocket;

@@ -72,8 +72,9 @@ class SettingsDocTest {
    * Settings of jobs (driver-runtime's TideOptions, which this module cannot see) that the
    * service's docs mention; am's TideSiteTemplateTest checks these docs against TideOptions.
    */
-  private static final Set<String> JOB_SETTINGS = Set.of("tide.shuffle.checksum.enabled",
-      "tide.shuffle.sort.buffer", "tide.shuffle.maxBytesInFlight");
+  private static final Set<String> JOB_SETTINGS = Set.of(
+      "tide.executor.shuffle.checksum.enabled", "tide.executor.shuffle.sort.buffer",
+      "tide.executor.shuffle.maxBytesInFlight");
 
   @Test
   void docsMentionOnlyKnownSettings() throws Exception {

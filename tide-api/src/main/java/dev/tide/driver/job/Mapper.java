@@ -20,7 +20,7 @@ public interface Mapper {
 
   /**
    * Where a mapper's records go: into a sort buffer of bounded size
-   * ({@code tide.shuffle.sort.buffer}), spilled to local disk when full.
+   * ({@code tide.executor.shuffle.sort.buffer}), spilled to local disk when full.
    */
   interface MapOutput {
     void emit(byte[] key, byte[] value) throws java.io.IOException;

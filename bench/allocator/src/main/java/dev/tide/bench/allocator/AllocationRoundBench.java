@@ -1,11 +1,11 @@
 package dev.tide.bench.allocator;
 
-import dev.tide.am.ContainerPlacement;
-import dev.tide.am.ContainerRequestReconciler;
-import dev.tide.am.ExecutorRequests.Demand;
-import dev.tide.am.ExecutorRequests.RequestDelta;
-import dev.tide.am.LocalityPlacement;
-import dev.tide.am.RackCache;
+import dev.tide.am.allocation.ContainerPlacement;
+import dev.tide.am.allocation.LocalityPlacement;
+import dev.tide.am.allocation.RackCache;
+import dev.tide.am.yarn.ContainerRequestReconciler;
+import dev.tide.am.yarn.ExecutorRequests.Demand;
+import dev.tide.am.yarn.ExecutorRequests.RequestDelta;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +16,8 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.util.RackResolver;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

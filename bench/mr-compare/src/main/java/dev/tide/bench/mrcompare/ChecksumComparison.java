@@ -18,7 +18,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 
 /**
  * {@code workload=checksums} (issue 19's cost target): Tide's built-in {@code sort} over the same
- * TeraGen data with {@code tide.shuffle.checksum.enabled} true and false, in one run, per size.
+ * TeraGen data with {@code tide.executor.shuffle.checksum.enabled} true and false, in one run, per size.
  * Order per round: on, off; a second round ({@code checksumRounds=2}) goes off, on (ABBA), so a
  * drift of the machine's load over time weighs on both alike. Measured per run: wall time (client
  * submission to the RM reporting the end) and CPU-seconds: this JVM's own (utime + stime of
@@ -102,7 +102,7 @@ final class ChecksumComparison {
 
   private Run sort(long size, String input, String output, boolean checksums) throws Exception {
     Configuration conf = cluster.tideConf();
-    conf.setBoolean("tide.shuffle.checksum.enabled", checksums);
+    conf.setBoolean("tide.executor.shuffle.checksum.enabled", checksums);
     String loadBefore = LoadAverage.now();
     long cpuBefore = cpuTicks();
     ContainerCpu containers = new ContainerCpu();

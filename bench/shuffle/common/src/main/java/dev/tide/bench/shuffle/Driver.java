@@ -68,7 +68,7 @@ public final class Driver {
     SERVERS.put("tide-epoll", new Server("tide", p + "tide.Tide", "tide",
         List.of("transport=epoll", "checksums=on"),
         Map.of("transport", "epoll", "checksums", "on")));
-    // tide.shuffle.checksum.enabled=false: its own data set, indexed without segment checksums.
+    // tide.executor.shuffle.checksum.enabled=false: its own data set, indexed without segment checksums.
     SERVERS.put("tide-nocrc", new Server("tide", p + "tide.Tide", "tide-nocrc",
         List.of("transport=nio", "checksums=off"), Map.of("transport", "nio", "checksums", "off")));
     SERVERS.put("spark", new Server("spark", p + "spark.Spark", "spark", List.of(), Map.of()));

@@ -24,7 +24,7 @@ import java.util.zip.CRC32C;
  * the client's I/O thread with each piece of the block as it arrives, compared with the checksum
  * in the FETCH_REPLY once the reply is complete; a block without a checksum fails the run (the
  * data set would not be the checksummed one). With {@code checksums=off} ({@code tide-nocrc};
- * {@code tide.shuffle.checksum.enabled=false}) nothing is verified.
+ * {@code tide.executor.shuffle.checksum.enabled=false}) nothing is verified.
  */
 public final class TideClient {
   public static void main(String[] argv) throws Exception {

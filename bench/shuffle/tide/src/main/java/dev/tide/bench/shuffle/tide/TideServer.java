@@ -27,7 +27,7 @@ import java.util.Map;
  * {@code <dataDir>/nm-local/usercache/<user>/appcache/<app>/tide-shuffle/0/<map>.data|.index},
  * committed with {@link MapOutputCommitter} as an executor would. With {@code checksums=on} (the
  * default; servers {@code tide}, {@code tide-epoll}) the index holds each segment's CRC32C, as
- * map tasks write it with {@code tide.shuffle.checksum.enabled=true}, and every FETCH_REPLY
+ * map tasks write it with {@code tide.executor.shuffle.checksum.enabled=true}, and every FETCH_REPLY
  * carries the blocks' checksums; with {@code checksums=off} (server {@code tide-nocrc}) the index
  * has none and replies carry -1. The server reads back the index of map 0 and announces what it
  * holds ({@code checksums=on|off}), refusing to start if that is not what was asked for.

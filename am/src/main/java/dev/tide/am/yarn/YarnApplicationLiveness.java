@@ -1,0 +1,63 @@
+package dev.tide.am.yarn;
+
+import dev.tide.driver.ApplicationLiveness;
+import java.io.IOException;
+import java.util.EnumSet;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+
+/**
+ * Asks the ResourceManager whether an application still runs: it does not once it is
+ * FINISHED, FAILED or KILLED, or when the ResourceManager no longer knows it. Anything else,
+ * including an id that is not an application id, counts as running. The YarnClient is started
+ * on the first question. Thread-safe.
+ */
+public final class YarnApplicationLiveness implements ApplicationLiveness, AutoCloseable {
+  public static final EnumSet<YarnApplicationState> ENDED = EnumSet.of(
+      YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+
+  private final Configuration conf;
+  private YarnClient yarn;
+
+  public YarnApplicationLiveness(Configuration conf) {
+    this.conf = conf;
+  }
+
+  @Override
+  public boolean isRunning(String appId) throws IOException {
+    ApplicationId id;
+    try {
+      id = ApplicationId.fromString(appId);
+    } catch (IllegalArgumentException e) {
+      return true; // not ours to judge
+    }
+    try {
+      return !ENDED.contains(client().getApplicationReport(id).getYarnApplicationState());
+    } catch (ApplicationNotFoundException e) {
+      return false;
+    } catch (YarnException e) {
+      throw new IOException("cannot ask the ResourceManager about " + appId + ": " + e, e);
+    }
+  }
+
+  private synchronized YarnClient client() {
+    if (yarn == null) {
+      yarn = YarnClient.createYarnClient();
+      yarn.init(conf);
+      yarn.start();
+    }
+    return yarn;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (yarn != null) {
+      yarn.stop();
+      yarn = null;
+    }
+  }
+}
