@@ -2,6 +2,7 @@ package dev.tide.it;
 
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +25,10 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
     try (InputStream in = fs.open(EventLog.pathFor(eventLogDir, appId))) {
       return EventLine.readAll(in);
     }
+  }
+
+  public static List<EventLine> named(List<EventLine> events, EventName name) {
+    return events.stream().filter(e -> e.is(name)).collect(Collectors.toList());
   }
 
   public static List<EventLine> named(List<EventLine> events, String name) {

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One event of the event log, and its line: JSON, schema {@value #SCHEMA} (docs/event-log.md).
@@ -19,6 +20,16 @@ public record EventLine(long timeMillis, String event, Map<String, String> field
 
   public String get(String key) {
     return fields.get(key);
+  }
+
+  /** Whether this is a {@code name} event. */
+  public boolean is(EventName name) {
+    return event.equals(name.wireName());
+  }
+
+  /** This event's name; empty for an event this version does not know (readers ignore it). */
+  public Optional<EventName> eventName() {
+    return EventName.of(event);
   }
 
   /**

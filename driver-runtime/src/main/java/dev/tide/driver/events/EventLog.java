@@ -106,6 +106,11 @@ public final class EventLog implements AutoCloseable {
   }
 
   /** Records one event; {@code keyValues} alternate keys and values. */
+  public void record(EventName event, Object... keyValues) {
+    record(event.wireName(), keyValues);
+  }
+
+  /** Records one event; {@code keyValues} alternate keys and values. */
   public synchronized void record(String event, Object... keyValues) {
     if (out == null && listener == null) {
       return;

@@ -22,34 +22,34 @@ public final class EventSchema {
     return new Fields(text, numbers, List.of());
   }
 
-  private static final Map<String, Fields> REQUIRED = Map.ofEntries(
-      Map.entry("jobStart", fields(List.of("app", "job"), List.of())),
-      Map.entry("jobEnd", new Fields(List.of(), List.of(), List.of("succeeded"))),
-      Map.entry("planStart", fields(List.of("plan"), List.of("stages", "tasks"))),
-      Map.entry("planEnd", new Fields(List.of("plan"), List.of(), List.of("succeeded"))),
-      Map.entry("stageSubmitted", fields(List.of("stage", "name"), List.of("tasks"))),
-      Map.entry("stageCompleted", fields(List.of("stage"), List.of())),
-      Map.entry("taskStart", fields(List.of("task", "stage", "executor"), List.of())),
-      Map.entry("taskEnd", fields(List.of("task", "stage", "executor", "result"), List.of())),
-      Map.entry("executorLaunched", fields(List.of("executor", "container", "host"),
+  private static final Map<EventName, Fields> REQUIRED = Map.ofEntries(
+      Map.entry(EventName.JOB_START, fields(List.of("app", "job"), List.of())),
+      Map.entry(EventName.JOB_END, new Fields(List.of(), List.of(), List.of("succeeded"))),
+      Map.entry(EventName.PLAN_START, fields(List.of("plan"), List.of("stages", "tasks"))),
+      Map.entry(EventName.PLAN_END, new Fields(List.of("plan"), List.of(), List.of("succeeded"))),
+      Map.entry(EventName.STAGE_SUBMITTED, fields(List.of("stage", "name"), List.of("tasks"))),
+      Map.entry(EventName.STAGE_COMPLETED, fields(List.of("stage"), List.of())),
+      Map.entry(EventName.TASK_START, fields(List.of("task", "stage", "executor"), List.of())),
+      Map.entry(EventName.TASK_END, fields(List.of("task", "stage", "executor", "result"), List.of())),
+      Map.entry(EventName.EXECUTOR_LAUNCHED, fields(List.of("executor", "container", "host"),
           List.of())),
-      Map.entry("executorRegistered", fields(List.of("executor"), List.of())),
-      Map.entry("executorAdded", fields(List.of("executor"), List.of())),
-      Map.entry("executorIdleRemoval", fields(List.of("executor"), List.of())),
-      Map.entry("executorRemoved", fields(List.of("executor", "reason"), List.of())),
-      Map.entry("containerCompleted", fields(List.of("container", "executor"),
+      Map.entry(EventName.EXECUTOR_REGISTERED, fields(List.of("executor"), List.of())),
+      Map.entry(EventName.EXECUTOR_ADDED, fields(List.of("executor"), List.of())),
+      Map.entry(EventName.EXECUTOR_IDLE_REMOVAL, fields(List.of("executor"), List.of())),
+      Map.entry(EventName.EXECUTOR_REMOVED, fields(List.of("executor", "reason"), List.of())),
+      Map.entry(EventName.CONTAINER_COMPLETED, fields(List.of("container", "executor"),
           List.of("exitStatus"))),
-      Map.entry("targetChanged", fields(List.of("reason"), List.of("from", "target"))),
-      Map.entry("streamingAllocation", fields(List.of("reason"),
+      Map.entry(EventName.TARGET_CHANGED, fields(List.of("reason"), List.of("from", "target"))),
+      Map.entry(EventName.STREAMING_ALLOCATION, fields(List.of("reason"),
           List.of("from", "target", "remove"))),
-      Map.entry("timeline", fields(List.of(),
+      Map.entry(EventName.TIMELINE, fields(List.of(),
           List.of("target", "executors", "pendingTasks", "runningTasks"))),
-      Map.entry("batchCompleted", fields(List.of(), List.of("batch", "records", "processingMs",
+      Map.entry(EventName.BATCH_COMPLETED, fields(List.of(), List.of("batch", "records", "processingMs",
           "schedulingDelayMs", "executors", "target"))));
 
   /** What is wrong with this event, or empty when readers can use it. */
   public static Optional<String> problem(EventLine e) {
-    Fields required = REQUIRED.get(e.event());
+    Fields required = e.eventName().map(REQUIRED::get).orElse(null);
     if (required == null) {
       return Optional.empty();
     }
@@ -74,7 +74,7 @@ public final class EventSchema {
             + " false: " + EventLine.excerpt(e.get(key)));
       }
     }
-    if (e.event().equals("jobEnd") && e.get("state") != null
+    if (e.is(EventName.JOB_END) && e.get("state") != null
         && JobEndState.of(e.get("state")).isEmpty()) {
       return Optional.of("field state of event jobEnd is not one of " + JobEndState.NAMES
           + ": " + EventLine.excerpt(e.get("state")));

@@ -1,7 +1,9 @@
 package dev.tide.driver.events;
 
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -12,6 +14,10 @@ import java.util.Set;
  * streaming job's plans and stages (one per batch; its batch lines tell the story).
  */
 public final class EventTimeline {
+  /** What a streaming job's timeline leaves out: a plan and its stages per batch. */
+  private static final Set<EventName> STREAM_HIDES = EnumSet.of(EventName.PLAN_START,
+      EventName.PLAN_END, EventName.STAGE_SUBMITTED, EventName.STAGE_COMPLETED);
+
   private EventTimeline() {}
 
   public static String render(List<EventLine> events) {
@@ -29,25 +35,26 @@ public final class EventTimeline {
     Set<String> live = new HashSet<>();
     boolean ended = false;
     // A stream runs a plan per batch: its batch lines say enough.
-    boolean stream = events.stream().anyMatch(e -> e.event().equals("batchSubmitted"));
+    boolean stream = events.stream().anyMatch(e -> e.is(EventName.BATCH_SUBMITTED));
     for (EventLine e : events) {
-      if (stream && (e.event().startsWith("plan") || e.event().startsWith("stage"))) {
-        continue;
+      Optional<EventName> name = e.eventName();
+      if (name.isEmpty() || stream && STREAM_HIDES.contains(name.get())) {
+        continue; // an event this version does not know, or a streaming job's plan or stage
       }
-      String line = switch (e.event()) {
-        case "jobStart" -> "job " + e.get("job") + " started (" + e.get("app") + ")";
-        case "planStart" -> "plan " + e.get("plan") + ": " + e.get("stages") + " stages, "
+      String line = switch (name.get()) {
+        case JOB_START -> "job " + e.get("job") + " started (" + e.get("app") + ")";
+        case PLAN_START -> "plan " + e.get("plan") + ": " + e.get("stages") + " stages, "
             + e.get("tasks") + " tasks";
-        case "planEnd" -> "plan " + e.get("plan") + (e.get("succeeded").equals("true")
+        case PLAN_END -> "plan " + e.get("plan") + (e.get("succeeded").equals("true")
             ? " succeeded" : " failed");
-        case "stageSubmitted" -> "stage " + e.get("stage") + " (" + e.get("name") + ") submitted: "
+        case STAGE_SUBMITTED -> "stage " + e.get("stage") + " (" + e.get("name") + ") submitted: "
             + e.get("tasks") + " tasks";
-        case "stageCompleted" -> "stage " + e.get("stage") + " (" + e.get("name") + ") completed";
-        case "executorLaunched" -> "executor " + e.get("executor") + " launched on "
+        case STAGE_COMPLETED -> "stage " + e.get("stage") + " (" + e.get("name") + ") completed";
+        case EXECUTOR_LAUNCHED -> "executor " + e.get("executor") + " launched on "
             + e.get("host") + " in " + e.get("container");
-        case "executorRegistered" -> "executor " + e.get("executor") + " registered ("
+        case EXECUTOR_REGISTERED -> "executor " + e.get("executor") + " registered ("
             + e.get("startupMs") + " ms after its JVM started)";
-        case "executorAdded" -> {
+        case EXECUTOR_ADDED -> {
           if (live.add(e.get("executor"))) {
             added++;
             executors++;
@@ -55,16 +62,16 @@ public final class EventTimeline {
           }
           yield null;
         }
-        case "executorIdleRemoval" -> "executor " + e.get("executor") + " removed: "
+        case EXECUTOR_IDLE_REMOVAL -> "executor " + e.get("executor") + " removed: "
             + (e.get("reason") == null ? "idle" : e.get("reason"));
-        case "executorRemoved" -> {
+        case EXECUTOR_REMOVED -> {
           if (live.remove(e.get("executor"))) {
             executors--;
           }
           yield "executor " + e.get("executor") + " gone: " + e.get("reason") + " (" + executors
               + " running)";
         }
-        case "containerCompleted" -> {
+        case CONTAINER_COMPLETED -> {
           if (!"true".equals(e.get("failure"))) {
             yield null;
           }
@@ -72,16 +79,16 @@ public final class EventTimeline {
           yield "container " + e.get("container") + " of executor " + e.get("executor")
               + " failed (exit " + e.get("exitStatus") + "): " + e.get("diagnostics");
         }
-        case "nodeExcluded", "nodeExclusionLifted", "nodeExclusionEnded" ->
+        case NODE_EXCLUDED, NODE_EXCLUSION_LIFTED, NODE_EXCLUSION_ENDED ->
             e.event() + " " + e.get("node");
-        case "mapOutputLost" -> {
+        case MAP_OUTPUT_LOST -> {
           lostOutputs++;
           yield "map output " + e.get("map") + " of stage " + e.get("stage") + " on "
               + e.get("host") + " lost (" + e.get("cause") + "), read by " + e.get("reader");
         }
-        case "cachedBlocksLost" -> "cached blocks of executor " + e.get("executor") + " lost: "
+        case CACHED_BLOCKS_LOST -> "cached blocks of executor " + e.get("executor") + " lost: "
             + e.get("blocks");
-        case "timeline" -> {
+        case TIMELINE -> {
           long target = e.getLong("target");
           String change = target == lastTarget || lastTarget < 0 && target <= 0 ? null
               : "target " + Math.max(lastTarget, 0) + " -> " + target + " executors ("
@@ -90,17 +97,17 @@ public final class EventTimeline {
           lastTarget = target;
           yield change;
         }
-        case "streamingAllocation" -> {
+        case STREAMING_ALLOCATION -> {
           lastTarget = e.getLong("target");
           yield "target " + e.get("from") + " -> " + e.get("target") + " executors"
               + (e.getLong("remove") > 0 ? ", removing " + e.get("remove") : "") + ": "
               + e.get("reason");
         }
-        case "batchCompleted" -> String.format("batch %s: %s records in %s ms, scheduling delay"
+        case BATCH_COMPLETED -> String.format("batch %s: %s records in %s ms, scheduling delay"
             + " %s ms, executors %s (target %s)%s", e.get("batch"), e.get("records"),
             e.get("processingMs"), e.get("schedulingDelayMs"), e.get("executors"),
             e.get("target"), "true".equals(e.get("delayed")) ? ", DELAYED" : "");
-        case "jobEnd" -> {
+        case JOB_END -> {
           ended = true;
           yield "job " + JobEndState.of(e).text() + ": " + e.get("diagnostics");
         }
