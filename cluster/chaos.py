@@ -33,6 +33,38 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLUSTER_SCRIPT = os.path.join(REPO, "cluster", "tide-cluster")
 RUN = os.environ.get("TIDE_CLUSTER_DIR", os.path.join(REPO, "cluster", "target", "run"))
 EVENTS_DIR = os.path.join(RUN, "events")
+EVENT_NAMES_FILE = os.path.join(REPO, "docs", "event-names.txt")
+
+
+def _event_names(path):
+    """The event log's event names, one per line: exported from dev.tide.driver.events.EventName
+    (a test keeps the file equal to the enum)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    except OSError as e:
+        sys.exit("chaos: cannot read the event names in %s: %s" % (path, e))
+
+
+_EVENT_NAMES = _event_names(EVENT_NAMES_FILE)
+
+
+def _event(name):
+    """An event name this suite reads; stops at start when the event log no longer has it."""
+    if name not in _EVENT_NAMES:
+        sys.exit("chaos: the event %r that this suite reads is not in %s (renamed or removed in"
+                 " dev.tide.driver.events.EventName?): update cluster/chaos.py" % (name, EVENT_NAMES_FILE))
+    return name
+
+
+JOB_START = _event("jobStart")
+EXECUTOR_LAUNCHED = _event("executorLaunched")
+TASK_START = _event("taskStart")
+TASK_END = _event("taskEnd")
+STAGE_COMPLETED = _event("stageCompleted")
+CONTAINER_COMPLETED = _event("containerCompleted")
+BATCH_COMPLETED = _event("batchCompleted")
+BATCH_SUBMITTED = _event("batchSubmitted")
 SHUFFLE_PORT_BASE = 19440  # NodeManager N serves tide_shuffle on 19440 + N
 NODES = (1, 2, 3)
 
@@ -182,7 +214,7 @@ class EventLog:
                         event = json.loads(line)
                     except ValueError:
                         continue
-                    if event.get("event") == "jobStart" and self.attempts[-1]:
+                    if event.get("event") == JOB_START and self.attempts[-1]:
                         self.attempts.append([])
                     self.attempts[-1].append(event)
 
@@ -210,16 +242,16 @@ class Progress:
         self.map_stage_done = False
         for e in events:
             kind = e.get("event")
-            if kind == "executorLaunched":
+            if kind == EXECUTOR_LAUNCHED:
                 self.executor_node[str(e["executor"])] = int(e["shufflePort"]) - SHUFFLE_PORT_BASE
-            elif kind == "taskStart":
+            elif kind == TASK_START:
                 self.running[e["task"]] = e
                 (self.map_starts if e["kind"] == "MAP" else self.reduce_starts).append(e)
-            elif kind == "taskEnd":
+            elif kind == TASK_END:
                 self.running.pop(e["task"], None)
                 if e["kind"] == "MAP" and e.get("result") == "SUCCEEDED":
                     self.map_done.add((e["stage"], e["index"]))
-            elif kind == "stageCompleted" and e.get("name") == "map":
+            elif kind == STAGE_COMPLETED and e.get("name") == "map":
                 self.map_stage_done = True
 
     def running_of(self, kind):
@@ -229,7 +261,7 @@ class Progress:
         """(stage, map index) -> node of its last successful attempt."""
         where = {}
         for e in self.events:
-            if e.get("event") == "taskEnd" and e["kind"] == "MAP" and e.get("result") == "SUCCEEDED":
+            if e.get("event") == TASK_END and e["kind"] == "MAP" and e.get("result") == "SUCCEEDED":
                 where[(e["stage"], e["index"])] = self.executor_node.get(str(e["executor"]))
         return where
 
@@ -239,7 +271,7 @@ def map_reruns(events):
     attempt's maps count once)."""
     starts = collections.Counter()
     for e in events:
-        if e.get("event") == "taskStart" and e["kind"] == "MAP":
+        if e.get("event") == TASK_START and e["kind"] == "MAP":
             starts[(e["stage"], e["index"])] += 1
     return sum(n - 1 for n in starts.values())
 
@@ -524,14 +556,14 @@ class Suite:
         counted_at = None
         if last_container is not None:
             for e in events:
-                if e.get("event") == "containerCompleted" and e.get("container") == last_container:
+                if e.get("event") == CONTAINER_COMPLETED and e.get("container") == last_container:
                     counted_at = e["time"]
             if counted_at is None:
                 return None  # the last kill's failure is not counted yet
         container_of = {str(e["executor"]): e.get("container") for e in events
-                        if e.get("event") == "executorLaunched"}
+                        if e.get("event") == EXECUTOR_LAUNCHED}
         finished = {str(e["executor"]) for e in events
-                    if e.get("event") == "taskEnd" and e.get("result") == "SUCCEEDED"
+                    if e.get("event") == TASK_END and e.get("result") == "SUCCEEDED"
                     and (counted_at is None or e["time"] >= counted_at + self.PROGRESS_MARGIN_MS)}
         live = executor_pids(job.app_id)
         for executor in sorted(finished & set(live), key=lambda x: (len(x), x)):
@@ -580,10 +612,10 @@ class Suite:
         injected = "%.1fs (shuffle): SIGKILL NodeManager %d and its containers; it held %d map outputs" % (
             t, node, len(on_node))
         events = self.kill_node_until_done(scenario, job, node, injected)
-        rerun = sorted({(e["stage"], e["index"]) for e in events if e.get("event") == "taskStart"
+        rerun = sorted({(e["stage"], e["index"]) for e in events if e.get("event") == TASK_START
                         and e["kind"] == "MAP" and e["time"] >= kill_time_ms})
         replaced = sorted({int(e["shufflePort"]) - SHUFFLE_PORT_BASE for e in events
-                           if e.get("event") == "executorLaunched" and e["time"] >= kill_time_ms})
+                           if e.get("event") == EXECUTOR_LAUNCHED and e["time"] >= kill_time_ms})
         extra = "maps rerun %s, those on the node %s: %s; executors launched after on nodes %s" % (
             [i for _, i in rerun], [i for _, i in on_node],
             "exactly those" if rerun == on_node else "DIFFERENT", replaced)
@@ -662,7 +694,7 @@ class Suite:
         job.start()
 
         def node_with_executor(p):
-            completed = sum(1 for e in p.events if e.get("event") == "batchCompleted")
+            completed = sum(1 for e in p.events if e.get("event") == BATCH_COMPLETED)
             if completed < 4:
                 return None
             am = am_pid(job.app_id)
@@ -674,8 +706,8 @@ class Suite:
         t = time.monotonic() - job.started
         injected = "%.1fs (after 4 batches): SIGKILL NodeManager %d and its containers" % (t, node)
         events = self.kill_node_until_done(scenario, job, node, injected)
-        completed = [e["batch"] for e in events if e.get("event") == "batchCompleted"]
-        submitted = [e["batch"] for e in events if e.get("event") == "batchSubmitted"]
+        completed = [e["batch"] for e in events if e.get("event") == BATCH_COMPLETED]
+        submitted = [e["batch"] for e in events if e.get("event") == BATCH_SUBMITTED]
         # Every record id once: the ranges of all batch directories tile 0..N.
         r = self.cluster.hdfs("-cat", out + "/batch-*/part-*", check=False)
         ranges = sorted(tuple(int(x) for x in l.split("\t")) for l in r.stdout.splitlines() if l.strip())
@@ -711,7 +743,7 @@ class Suite:
         }, timeout=180).start()
         job.finish()
         diag = job.diagnostics()
-        launched = sum(1 for e in job.events.all_events() if e.get("event") == "executorLaunched")
+        launched = sum(1 for e in job.events.all_events() if e.get("event") == EXECUTOR_LAUNCHED)
         names_setting = "tide.executor.memory" in diag
         ok = job.rc == 1 and names_setting
         self.results.append(Result(scenario, "executors exceed their container (heap pre-touched, no overhead)",
