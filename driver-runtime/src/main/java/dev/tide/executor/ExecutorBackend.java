@@ -2,11 +2,11 @@ package dev.tide.executor;
 
 import dev.tide.driver.UserClassLoader;
 import dev.tide.driver.conf.TideOptions;
-import dev.tide.driver.rpc.RpcChannels;
-import dev.tide.driver.rpc.RpcListener;
-import dev.tide.driver.rpc.RpcMessage;
-import dev.tide.driver.scheduler.TaskDescription;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.RpcChannels;
+import dev.tide.rpc.RpcListener;
+import dev.tide.rpc.RpcMessage;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleClientConfig;
 import dev.tide.shuffle.transport.HandshakeException;

@@ -1,4 +1,4 @@
-package dev.tide.driver.rpc;
+package dev.tide.rpc;
 
 import io.netty.channel.Channel;
 

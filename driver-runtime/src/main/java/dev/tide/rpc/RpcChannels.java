@@ -1,4 +1,4 @@
-package dev.tide.driver.rpc;
+package dev.tide.rpc;
 
 import dev.tide.shuffle.transport.SecureChannels;
 import io.netty.bootstrap.Bootstrap;

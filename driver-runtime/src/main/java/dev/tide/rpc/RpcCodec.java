@@ -1,16 +1,16 @@
-package dev.tide.driver.rpc;
+package dev.tide.rpc;
 
-import dev.tide.driver.rpc.RpcMessage.Heartbeat;
-import dev.tide.driver.rpc.RpcMessage.LaunchTask;
-import dev.tide.driver.rpc.RpcMessage.RegisterExecutor;
-import dev.tide.driver.rpc.RpcMessage.RegisterRejected;
-import dev.tide.driver.rpc.RpcMessage.Registered;
-import dev.tide.driver.rpc.RpcMessage.Shutdown;
-import dev.tide.driver.rpc.RpcMessage.TaskStatus;
+import dev.tide.rpc.RpcMessage.Heartbeat;
+import dev.tide.rpc.RpcMessage.LaunchTask;
+import dev.tide.rpc.RpcMessage.RegisterExecutor;
+import dev.tide.rpc.RpcMessage.RegisterRejected;
+import dev.tide.rpc.RpcMessage.Registered;
+import dev.tide.rpc.RpcMessage.Shutdown;
+import dev.tide.rpc.RpcMessage.TaskStatus;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.scheduler.MapLocation;
-import dev.tide.driver.scheduler.TaskDescription;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.MapLocation;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 import dev.tide.shuffle.transport.Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,13 +1,13 @@
-package dev.tide.driver.rpc;
+package dev.tide.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.scheduler.MapLocation;
-import dev.tide.driver.scheduler.TaskDescription;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.MapLocation;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

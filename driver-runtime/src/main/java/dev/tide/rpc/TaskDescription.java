@@ -1,4 +1,4 @@
-package dev.tide.driver.scheduler;
+package dev.tide.rpc;
 
 import dev.tide.driver.job.JobPlan;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tide.driver.scheduler;
+package dev.tide.rpc;
 
 import java.util.List;
 import java.util.Map;

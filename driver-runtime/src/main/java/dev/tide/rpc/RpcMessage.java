@@ -1,7 +1,7 @@
-package dev.tide.driver.rpc;
+package dev.tide.rpc;
 
-import dev.tide.driver.scheduler.TaskDescription;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 
 /**
  * The messages between driver and executors. Each is one frame with its own type byte (64-127,
