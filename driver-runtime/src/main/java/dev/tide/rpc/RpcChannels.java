@@ -1,8 +1,11 @@
 package dev.tide.rpc;
 
+import dev.tide.shuffle.transport.Frames;
 import dev.tide.shuffle.transport.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -21,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The driver RPC's two ends, on the shared Tide transport: length-prefixed frames and the
- * application-secret handshake ({@link SecureChannels}), then {@link RpcCodec} messages.
+ * application-secret handshake ({@link SecureChannels}), then one {@link RpcMessage} per frame.
+ * The only class of the driver RPC that knows the transport (with {@link RpcInboundHandler}).
  */
 public final class RpcChannels implements AutoCloseable {
   static final int MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -82,8 +86,15 @@ public final class RpcChannels implements AutoCloseable {
   }
 
   /** Encodes and writes {@code message}; the future completes when it was written. */
-  public static io.netty.channel.ChannelFuture send(Channel channel, RpcMessage message) {
-    return channel.writeAndFlush(RpcCodec.encode(channel.alloc(), message));
+  public static ChannelFuture send(Channel channel, RpcMessage message) {
+    return channel.writeAndFlush(toFrame(channel.alloc(), message));
+  }
+
+  /** A complete frame ({@code len:i32 id:u8 payload}) holding {@code message}; the caller owns it. */
+  public static ByteBuf toFrame(ByteBufAllocator alloc, RpcMessage message) {
+    ByteBuf frame = Frames.start(alloc, message.wireId());
+    message.encodePayload(frame);
+    return Frames.finish(frame);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.tide.rpc;
 
+import dev.tide.shuffle.transport.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -22,8 +23,8 @@ final class RpcInboundHandler extends SimpleChannelInboundHandler<ByteBuf> {
   protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
     RpcMessage message;
     try {
-      message = RpcCodec.decode(frame);
-    } catch (IllegalArgumentException e) {
+      message = RpcMessages.decode(frame);
+    } catch (MalformedFrameException e) {
       LOG.warn("Closing RPC connection from {}: bad frame: {}", ctx.channel().remoteAddress(),
           e.getMessage());
       ctx.close();
