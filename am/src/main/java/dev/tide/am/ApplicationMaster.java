@@ -1,15 +1,17 @@
 package dev.tide.am;
 
 import dev.tide.am.ui.AppModel;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
 import dev.tide.driver.ThrowableSummary;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.ConfigOptions;
-import dev.tide.driver.UserClassLoader;
+import dev.tide.app.UserClassLoader;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.output.JobOutput;
+import dev.tide.app.AppOptions;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -244,10 +246,10 @@ public final class ApplicationMaster {
   }
 
   private JobResult runJob() throws Exception {
-    int executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
+    int executorMemoryMb = AppOptions.EXECUTOR_MEMORY_MB.get(conf);
     int overheadMb = TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf);
     Resource executorResource = Resource.newInstance(executorMemoryMb + overheadMb,
-        TideOptions.EXECUTOR_CORES.get(conf));
+        AppOptions.EXECUTOR_CORES.get(conf));
     boolean nodeNamesIncludePort = conf.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
@@ -300,7 +302,7 @@ public final class ApplicationMaster {
       boolean nodeNamesIncludePort) {
     AmOptions.Placement placement = AmOptions.placement(conf);
     int tasksPerExecutor = Math.max(1,
-        TideOptions.EXECUTOR_CORES.get(conf) / TideOptions.TASK_CPUS.get(conf));
+        AppOptions.EXECUTOR_CORES.get(conf) / AppOptions.TASK_CPUS.get(conf));
     RackCache racks = new RackCache(
         h -> RackResolver.resolve(conf, h).getNetworkLocation());
     if (placement == AmOptions.Placement.LOCALITY) {

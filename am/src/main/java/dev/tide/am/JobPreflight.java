@@ -1,7 +1,7 @@
 package dev.tide.am;
 
 import dev.tide.am.ClientCommand.UsageException;
-import dev.tide.driver.UserClassLoader;
+import dev.tide.app.UserClassLoader;
 import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobClasses;
@@ -10,6 +10,7 @@ import dev.tide.driver.job.JobPaths;
 import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
 import dev.tide.driver.streaming.RateSchedule;
+import dev.tide.app.AppOptions;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -61,7 +62,7 @@ final class JobPreflight {
       }
     }
     ClassLoader loader = jars.isEmpty() ? tide
-        : UserClassLoader.create(jars, tide, TideOptions.USER_CLASSPATH_FIRST.get(conf));
+        : UserClassLoader.create(jars, tide, AppOptions.USER_CLASSPATH_FIRST.get(conf));
     Thread thread = Thread.currentThread();
     ClassLoader previous = thread.getContextClassLoader();
     thread.setContextClassLoader(loader);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.tide.am;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package dev.tide.executor;
 
-import dev.tide.driver.JobOutput;
+import dev.tide.output.JobOutput;
 import dev.tide.driver.job.Reducer;
 import dev.tide.rpc.TaskDescription;
 import java.io.IOException;

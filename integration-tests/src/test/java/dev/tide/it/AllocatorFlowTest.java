@@ -10,7 +10,7 @@ import dev.tide.am.ExecutorLauncher;
 import dev.tide.am.ExitStatusClassifier;
 import dev.tide.am.MaxExecutorFailures;
 import dev.tide.am.YarnAllocator;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.tide.driver.job;
 
-import dev.tide.driver.JobOutput;
+import dev.tide.output.JobOutput;
 import dev.tide.driver.jobs.FileRangeSplits;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;

@@ -1,4 +1,4 @@
-package dev.tide.driver;
+package dev.tide.output;
 
 import java.io.IOException;
 

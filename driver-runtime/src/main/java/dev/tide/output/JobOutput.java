@@ -1,4 +1,4 @@
-package dev.tide.driver;
+package dev.tide.output;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -55,7 +55,7 @@ public final class JobOutput {
   }
 
   /** As {@link #prepare(Configuration, String, String, ApplicationLiveness)}, knowing no liveness. */
-  static void prepare(Configuration conf, String output, String appId) throws IOException {
+  public static void prepare(Configuration conf, String output, String appId) throws IOException {
     prepare(conf, output, appId, ApplicationLiveness.UNKNOWN);
   }
 
@@ -65,7 +65,7 @@ public final class JobOutput {
    * earlier attempt) or of one {@code liveness} says is no longer running; either is deleted
    * first.
    */
-  static void prepare(Configuration conf, String output, String appId,
+  public static void prepare(Configuration conf, String output, String appId,
       ApplicationLiveness liveness) throws IOException {
     if (output.isEmpty()) {
       return;
@@ -176,7 +176,7 @@ public final class JobOutput {
     return true;
   }
 
-  static void commit(Configuration conf, String output) throws IOException {
+  public static void commit(Configuration conf, String output) throws IOException {
     if (output.isEmpty()) {
       return;
     }
@@ -196,7 +196,7 @@ public final class JobOutput {
   }
 
   /** A failed job leaves nothing: its output directory (made by {@link #prepare}) goes. */
-  static void abort(Configuration conf, String output) throws IOException {
+  public static void abort(Configuration conf, String output) throws IOException {
     if (output.isEmpty()) {
       return;
     }

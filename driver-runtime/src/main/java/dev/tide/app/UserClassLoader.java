@@ -1,6 +1,5 @@
-package dev.tide.driver;
+package dev.tide.app;
 
-import dev.tide.driver.conf.TideOptions;
 import java.io.File;
 import java.io.IOException;
 import java.net.MalformedURLException;
@@ -57,7 +56,7 @@ public final class UserClassLoader {
     if (jars.isEmpty()) {
       return parent;
     }
-    return create(jars, parent, TideOptions.USER_CLASSPATH_FIRST.get(conf));
+    return create(jars, parent, AppOptions.USER_CLASSPATH_FIRST.get(conf));
   }
 
   /** A loader over {@code jars}, after {@code parent}'s classes or (userFirst) before them. */

@@ -1,4 +1,4 @@
-package dev.tide.driver;
+package dev.tide.app;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

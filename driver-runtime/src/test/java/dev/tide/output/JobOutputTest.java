@@ -1,4 +1,4 @@
-package dev.tide.driver;
+package dev.tide.output;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

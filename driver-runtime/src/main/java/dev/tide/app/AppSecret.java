@@ -1,4 +1,4 @@
-package dev.tide.driver;
+package dev.tide.app;
 
 import java.io.DataInputStream;
 import java.io.IOException;

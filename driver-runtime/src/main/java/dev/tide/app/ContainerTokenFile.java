@@ -1,4 +1,4 @@
-package dev.tide.driver;
+package dev.tide.app;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -32,7 +32,7 @@ import org.apache.hadoop.security.UserGroupInformation;
  */
 public final class ContainerTokenFile {
   /** The secret's alias, as a string ({@link AppSecret#CREDENTIALS_ALIAS} is its Hadoop Text). */
-  static final String SECRET_ALIAS = "tide.application.secret";
+  public static final String SECRET_ALIAS = "tide.application.secret";
   private static final byte[] MAGIC = "HDTS".getBytes(StandardCharsets.US_ASCII);
   private static final byte WRITABLE_FORMAT = 0;
 
