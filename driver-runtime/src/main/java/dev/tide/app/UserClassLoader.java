@@ -30,9 +30,13 @@ public final class UserClassLoader {
    */
   public static final String USER_JARS_KEY = "tide.internal.userJars";
 
-  /** Packages that never come from a user's jar, even with the user's classpath first. */
+  /**
+   * Packages that never come from a user's jar, even with the user's classpath first: every
+   * package of Tide's own but the examples (a new package of Tide's belongs here).
+   */
   private static final List<String> TIDE_PACKAGES = List.of("dev.tide.driver.",
-      "dev.tide.executor.", "dev.tide.shuffle.", "dev.tide.am.", "dev.tide.shaded.");
+      "dev.tide.executor.", "dev.tide.rpc.", "dev.tide.app.", "dev.tide.output.",
+      "dev.tide.shuffle.", "dev.tide.am.", "dev.tide.shaded.");
 
   private UserClassLoader() {}
 
