@@ -8,9 +8,9 @@ import dev.tide.conf.ConfigOption;
 import java.util.List;
 
 /**
- * The settings only the executors read (the task's sort buffer, block cache and shuffle reading);
- * those they share with the driver are in {@link dev.tide.app.AppOptions}. {@code TideOptions.all()}
- * lists these too, for conf/tide-site.xml and start-up validation.
+ * The settings only the executors read (the task's sort buffer, block cache and shuffle
+ * reading); those they share with the driver are in {@link dev.tide.app.AppOptions}.
+ * {@code TideOptions.all()} lists these too, for conf/tide-site.xml and start-up validation.
  */
 public final class ExecutorOptions {
   private ExecutorOptions() {}

@@ -55,7 +55,8 @@ public final class JobOutput {
   }
 
   /** As {@link #prepare(Configuration, String, String, ApplicationLiveness)}, knowing no liveness. */
-  public static void prepare(Configuration conf, String output, String appId) throws IOException {
+  public static void prepare(Configuration conf, String output, String appId)
+      throws IOException {
     prepare(conf, output, appId, ApplicationLiveness.UNKNOWN);
   }
 

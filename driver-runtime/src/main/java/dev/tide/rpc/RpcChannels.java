@@ -90,11 +90,16 @@ public final class RpcChannels implements AutoCloseable {
     return channel.writeAndFlush(toFrame(channel.alloc(), message));
   }
 
-  /** A complete frame ({@code len:i32 id:u8 payload}) holding {@code message}; the caller owns it. */
+  /** A whole frame ({@code len:i32 id:u8 payload}) holding {@code message}; the caller owns it. */
   public static ByteBuf toFrame(ByteBufAllocator alloc, RpcMessage message) {
     ByteBuf frame = Frames.start(alloc, message.wireId());
-    message.encodePayload(frame);
-    return Frames.finish(frame);
+    try {
+      message.encodePayload(frame);
+      return Frames.finish(frame);
+    } catch (RuntimeException e) {
+      frame.release();
+      throw e;
+    }
   }
 
   @Override

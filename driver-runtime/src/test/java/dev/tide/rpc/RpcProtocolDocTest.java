@@ -35,10 +35,11 @@ import org.junit.jupiter.api.Test;
  */
 class RpcProtocolDocTest {
   private static final Path DOC = Path.of("RPC-PROTOCOL.md");
-  private static final Pattern TABLE_ROW =
-      Pattern.compile("^\\| (\\d+) \\| ([A-Z_]+) \\| ([a-z]+ -> [a-z]+) \\| `RpcMessage\\.(\\w+)` \\|$",
-          Pattern.MULTILINE);
-  private static final Pattern SECTION = Pattern.compile("^### ([A-Z_]+) \\((\\d+)\\)", Pattern.MULTILINE);
+  private static final Pattern TABLE_ROW = Pattern.compile(
+      "^\\| (\\d+) \\| ([A-Z_]+) \\| ([a-z]+ -> [a-z]+) \\| `RpcMessage\\.(\\w+)` \\|$",
+      Pattern.MULTILINE);
+  private static final Pattern SECTION =
+      Pattern.compile("^### ([A-Z_]+) \\((\\d+)\\)", Pattern.MULTILINE);
   private static final Pattern BLOCK = Pattern.compile("```(\\w*)\\n(.*?)```", Pattern.DOTALL);
 
   private static String doc() throws IOException {
@@ -156,15 +157,15 @@ class RpcProtocolDocTest {
   private static Map<String, String[]> sections(String doc) {
     Map<String, String[]> out = new TreeMap<>();
     Matcher s = SECTION.matcher(doc);
-    List<int[]> starts = new ArrayList<>();
+    List<Integer> starts = new ArrayList<>();
     List<String> names = new ArrayList<>();
     while (s.find()) {
-      starts.add(new int[] {s.start()});
+      starts.add(s.start());
       names.add(s.group(1));
     }
     for (int i = 0; i < names.size(); i++) {
-      int end = i + 1 < starts.size() ? starts.get(i + 1)[0] : doc.indexOf("\n## ", starts.get(i)[0]);
-      String text = doc.substring(starts.get(i)[0], end < 0 ? doc.length() : end);
+      int end = i + 1 < starts.size() ? starts.get(i + 1) : doc.indexOf("\n## ", starts.get(i));
+      String text = doc.substring(starts.get(i), end < 0 ? doc.length() : end);
       String layout = null;
       String example = null;
       Matcher b = BLOCK.matcher(text);
