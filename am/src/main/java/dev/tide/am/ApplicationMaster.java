@@ -19,13 +19,17 @@ import dev.tide.am.yarn.YarnAllocator;
 import dev.tide.am.yarn.YarnApplicationLiveness;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.ConfigOptions;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.driver.Driver;
 import dev.tide.driver.JobResult;
 import dev.tide.driver.JobStatus;
 import dev.tide.driver.ThrowableSummary;
-import dev.tide.driver.UserClassLoader;
+import dev.tide.app.UserClassLoader;
+import dev.tide.conf.ConfigOption;
+import dev.tide.conf.ConfigOptions;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.output.JobOutput;
+import dev.tide.app.AppOptions;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -271,7 +275,7 @@ public final class ApplicationMaster {
   }
 
   private JobResult runJob() throws Exception {
-    int executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
+    int executorMemoryMb = AppOptions.EXECUTOR_MEMORY_MB.get(conf);
     int overheadMb = TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf);
     Resource executorResource = ContainerSizes.executor(conf);
     boolean nodeNamesIncludePort = conf.getBoolean(
@@ -327,7 +331,7 @@ public final class ApplicationMaster {
       boolean nodeNamesIncludePort) {
     AmOptions.Placement placement = AmOptions.placement(conf);
     int tasksPerExecutor = Math.max(1,
-        TideOptions.EXECUTOR_CORES.get(conf) / TideOptions.TASK_CPUS.get(conf));
+        AppOptions.EXECUTOR_CORES.get(conf) / AppOptions.TASK_CPUS.get(conf));
     RackCache racks = new RackCache(
         h -> RackResolver.resolve(conf, h).getNetworkLocation());
     if (placement == AmOptions.Placement.LOCALITY) {

@@ -1,6 +1,7 @@
 package dev.tide.am;
 
 import dev.tide.conf.ConfigOption;
+import dev.tide.app.AppOptions;
 import dev.tide.driver.conf.TideOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +32,8 @@ public final class ContainerSizes {
    * {@code tide.executor.cores}.
    */
   public static Resource executor(Configuration conf) {
-    return Resource.newInstance(TideOptions.EXECUTOR_MEMORY_MB.get(conf)
-        + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf), TideOptions.EXECUTOR_CORES.get(conf));
+    return Resource.newInstance(AppOptions.EXECUTOR_MEMORY_MB.get(conf)
+        + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.get(conf), AppOptions.EXECUTOR_CORES.get(conf));
   }
 
   /**
@@ -41,8 +42,8 @@ public final class ContainerSizes {
    */
   public static Optional<String> tooLarge(Configuration conf, Resource maximum) {
     List<String> problems = new ArrayList<>();
-    check("executor", executor(conf), maximum, TideOptions.EXECUTOR_MEMORY_MB,
-        TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB, TideOptions.EXECUTOR_CORES, conf, problems);
+    check("executor", executor(conf), maximum, AppOptions.EXECUTOR_MEMORY_MB,
+        TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB, AppOptions.EXECUTOR_CORES, conf, problems);
     check("ApplicationMaster", am(conf), maximum, AmOptions.AM_MEMORY_MB,
         AmOptions.AM_MEMORY_OVERHEAD_MB, AmOptions.AM_CORES, conf, problems);
     return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));

@@ -9,6 +9,7 @@ import dev.tide.conf.ConfigOption;
 import dev.tide.conf.docs.SettingsDocs;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.shuffle.yarn.ShuffleServiceOptions;
+import dev.tide.app.AppOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ class TideSiteTemplateTest {
       UserResources.STAGED_KEY,
       // prefixes (tide.am.env.NAME, tide.executor.env.NAME), described in the template's header
       ContainerCommands.AM_ENV_PREFIX, ContainerCommands.EXECUTOR_ENV_PREFIX,
-      dev.tide.driver.UserClassLoader.USER_JARS_KEY);
+      dev.tide.app.UserClassLoader.USER_JARS_KEY);
 
   private static final Pattern KEY_LITERAL = Pattern.compile("\"(tide\\.[A-Za-z0-9_.]+)\"");
 
@@ -83,7 +84,7 @@ class TideSiteTemplateTest {
   static List<ConfigOption<?>> templateOptions() {
     List<ConfigOption<?>> all = new ArrayList<>(TideOptions.all());
     all.remove(TideOptions.JOB);
-    all.remove(TideOptions.JOB_ARGS);
+    all.remove(AppOptions.JOB_ARGS);
     all.addAll(AmOptions.all());
     return all;
   }

@@ -15,13 +15,16 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
 import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
-import dev.tide.driver.rpc.RpcChannels;
-import dev.tide.driver.rpc.RpcListener;
-import dev.tide.driver.rpc.RpcMessage;
+import dev.tide.rpc.RpcChannels;
+import dev.tide.rpc.RpcListener;
+import dev.tide.rpc.RpcMessage;
 import dev.tide.driver.scheduler.JobScheduler;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.TaskOutcome;
 import dev.tide.driver.streaming.StreamDriver;
 import dev.tide.driver.streaming.StreamRunner;
+import dev.tide.output.JobOutput;
+import dev.tide.output.ApplicationLiveness;
+import dev.tide.app.AppOptions;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -360,7 +363,7 @@ public final class Driver implements AutoCloseable {
       events.setListener(eventListener);
     }
     try {
-      context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)));
+      context = new JobContext(conf, JobArgs.decode(AppOptions.JOB_ARGS.get(conf)));
       job = BuiltInJobs.newJob(jobName);
     } catch (Exception | LinkageError e) {
       LOG.error("Job {} could not start", jobName, e);
@@ -572,8 +575,8 @@ public final class Driver implements AutoCloseable {
   /** The settings the UI's Overview shows (key, value, key, value ...): what sizes the job. */
   private Object[] settingsShown() {
     List<Object> shown = new java.util.ArrayList<>();
-    for (dev.tide.conf.ConfigOption<?> option : List.of(TideOptions.JOB_ARGS,
-        TideOptions.EXECUTOR_CORES, TideOptions.EXECUTOR_MEMORY_MB, TideOptions.TASK_CPUS,
+    for (dev.tide.conf.ConfigOption<?> option : List.of(AppOptions.JOB_ARGS,
+        AppOptions.EXECUTOR_CORES, AppOptions.EXECUTOR_MEMORY_MB, AppOptions.TASK_CPUS,
         TideOptions.DA_ENABLED, TideOptions.DA_MIN_EXECUTORS, TideOptions.DA_MAX_EXECUTORS,
         TideOptions.DA_EXECUTOR_IDLE_TIMEOUT, TideOptions.DA_RAMP_UP,
         TideOptions.STREAMING_BATCH_INTERVAL, TideOptions.SDA_ENABLED, TideOptions.SDA_POLICY,

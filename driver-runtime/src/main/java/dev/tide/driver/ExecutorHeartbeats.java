@@ -1,6 +1,7 @@
 package dev.tide.driver;
 
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.app.AppOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -37,15 +38,15 @@ public final class ExecutorHeartbeats {
    *     interval (an executor would be declared lost between two of its heartbeats)
    */
   static ExecutorHeartbeats from(Configuration conf) {
-    Duration interval = TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(conf);
+    Duration interval = AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(conf);
     Duration timeout = TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.get(conf);
     if (timeout.compareTo(interval) <= 0) {
       throw new IllegalArgumentException(TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key() + " = "
           + conf.get(TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
               TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.defaultText())
-          + " must be longer than " + TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.key() + " = "
-          + conf.get(TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.key(),
-              TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.defaultText())
+          + " must be longer than " + AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.key() + " = "
+          + conf.get(AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.key(),
+              AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.defaultText())
           + " (several heartbeats should fit in the timeout)");
     }
     return new ExecutorHeartbeats(timeout);

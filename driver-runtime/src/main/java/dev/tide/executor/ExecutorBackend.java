@@ -1,15 +1,16 @@
 package dev.tide.executor;
 
-import dev.tide.driver.UserClassLoader;
+import dev.tide.app.UserClassLoader;
 import dev.tide.driver.conf.TideOptions;
-import dev.tide.driver.rpc.RpcChannels;
-import dev.tide.driver.rpc.RpcListener;
-import dev.tide.driver.rpc.RpcMessage;
-import dev.tide.driver.scheduler.TaskDescription;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.RpcChannels;
+import dev.tide.rpc.RpcListener;
+import dev.tide.rpc.RpcMessage;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 import dev.tide.network.HandshakeException;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleClientConfig;
+import dev.tide.app.AppOptions;
 import io.netty.channel.Channel;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -247,11 +248,11 @@ public final class ExecutorBackend implements AutoCloseable {
               + e.getMessage());
           return;
         }
-        shuffleConnectRetries = TideOptions.SHUFFLE_CONNECT_RETRIES.get(jobConf);
+        shuffleConnectRetries = ExecutorOptions.SHUFFLE_CONNECT_RETRIES.get(jobConf);
         runner = new TaskRunner(jobConf, settings.appLocalDirs(),
             ExecutorBackend.this::shuffleClient);
         registered.complete(null);
-        long interval = TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(jobConf).toMillis();
+        long interval = AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(jobConf).toMillis();
         heartbeats.scheduleAtFixedRate(() -> RpcChannels.send(ch, new RpcMessage.Heartbeat(
             settings.executorId(), runningTaskIds())), interval, interval,
             TimeUnit.MILLISECONDS);

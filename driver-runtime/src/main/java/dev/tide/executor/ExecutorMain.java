@@ -1,6 +1,6 @@
 package dev.tide.executor;
 
-import dev.tide.driver.ContainerTokenFile;
+import dev.tide.app.ContainerTokenFile;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.tide.executor;
 
-import dev.tide.driver.JobOutput;
+import dev.tide.output.JobOutput;
 import dev.tide.driver.job.Reducer;
-import dev.tide.driver.scheduler.TaskDescription;
+import dev.tide.rpc.TaskDescription;
 import java.io.IOException;
 import java.io.OutputStream;
 import org.apache.hadoop.conf.Configuration;

@@ -10,13 +10,13 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TaskAttempt;
-import dev.tide.driver.conf.TideOptions;
-import dev.tide.driver.scheduler.TaskDescription;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 import dev.tide.executor.sort.MapOutputWriter;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.app.AppOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -53,14 +53,14 @@ final class TaskRunner {
     this.conf = conf;
     this.appLocalDirs = appLocalDirs;
     this.shuffleClient = shuffleClient;
-    long cacheBytes = TideOptions.CACHE_MEMORY.get(conf);
+    long cacheBytes = ExecutorOptions.CACHE_MEMORY.get(conf);
     this.cache = new BlockCache(cacheBytes > 0 ? cacheBytes
         : Runtime.getRuntime().maxMemory() / 4);
   }
 
   TaskOutcome run(TaskDescription task) {
     try {
-      JobContext context = new JobContext(conf, JobArgs.decode(TideOptions.JOB_ARGS.get(conf)),
+      JobContext context = new JobContext(conf, JobArgs.decode(AppOptions.JOB_ARGS.get(conf)),
           task.spec(), attempt(task));
       if (task.dataset() != null) {
         return runDatasetMap(task, context);
@@ -79,7 +79,7 @@ final class TaskRunner {
       return new TaskOutcome(task.taskId(), TaskOutcome.State.FAILED,
           "java.lang.OutOfMemoryError in " + task.describe() + " with a " + heapMb
           + " MiB executor heap: " + e.getMessage() + "; raise tide.executor.memory (now "
-          + TideOptions.EXECUTOR_MEMORY_MB.get(conf) + "m), or make the "
+          + AppOptions.EXECUTOR_MEMORY_MB.get(conf) + "m), or make the "
           + (task.kind() == TaskDescription.Kind.MAP ? "mapper" : "reducer")
           + " keep less in memory", "", 0, false, 0, List.of(),
           Map.of(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 1L));
@@ -188,7 +188,7 @@ final class TaskRunner {
         total += length;
       }
       boolean won = MapOutputCommitter.commit(appDir, task.shuffleId(), task.index(), temp,
-          lengths, TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf) ? output.checksums() : null);
+          lengths, ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf) ? output.checksums() : null);
       metrics.put("records", output.records());
       metrics.put("outputBytes", total);
       metrics.put("spills", (long) output.spills());
@@ -210,24 +210,24 @@ final class TaskRunner {
 
   /** {@code tide.executor.shuffle.sort.buffer}, or a fifth of the heap shared by the task slots. */
   private long sortBufferBytes() {
-    long set = TideOptions.SORT_BUFFER_BYTES.get(conf);
+    long set = ExecutorOptions.SORT_BUFFER_BYTES.get(conf);
     long half = Runtime.getRuntime().maxMemory() / 2;
     if (set > half) {
       LOG.warn("{} = {} bytes is more than half the executor's heap ({} bytes); using {} bytes"
           + " (raise tide.executor.memory for a larger buffer)",
-          TideOptions.SORT_BUFFER_BYTES.key(), set, 2 * half, half);
+          ExecutorOptions.SORT_BUFFER_BYTES.key(), set, 2 * half, half);
       return half;
     }
     return set > 0 ? set : perSlotFifthOfHeap();
   }
 
   private long reduceMemoryBytes() {
-    return Math.min(TideOptions.MAX_BYTES_IN_FLIGHT.get(conf), perSlotFifthOfHeap());
+    return Math.min(ExecutorOptions.MAX_BYTES_IN_FLIGHT.get(conf), perSlotFifthOfHeap());
   }
 
   private long perSlotFifthOfHeap() {
-    int slots = Math.max(1, TideOptions.EXECUTOR_CORES.get(conf)
-        / Math.max(1, TideOptions.TASK_CPUS.get(conf)));
+    int slots = Math.max(1, AppOptions.EXECUTOR_CORES.get(conf)
+        / Math.max(1, AppOptions.TASK_CPUS.get(conf)));
     return Runtime.getRuntime().maxMemory() / 5 / slots;
   }
 
@@ -251,7 +251,7 @@ final class TaskRunner {
     try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
         reduceMemoryBytes(), spillDir(ShuffleLayout.chooseAppDir(appLocalDirs,
             task.shuffleId(), task.index()), task.taskId() + "-input"),
-        TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf))) {
+        ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf))) {
       if (task.outputPartitions() > 0) {
         metrics.putAll(writeMapOutput(task, null, output -> reducer.reduce(task.index(),
             segments.records(), new ShuffledReduceOutput(task, output))));

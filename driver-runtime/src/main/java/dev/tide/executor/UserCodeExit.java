@@ -1,5 +1,6 @@
 package dev.tide.executor;
 
+import dev.tide.rpc.TaskDescription;
 import java.util.Map;
 import java.util.Optional;
 

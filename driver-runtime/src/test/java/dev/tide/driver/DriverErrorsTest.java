@@ -9,6 +9,7 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.TideJob;
+import dev.tide.app.AppOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
@@ -70,7 +71,7 @@ class DriverErrorsTest {
     Configuration conf = new Configuration(false);
     conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
     conf.set(TideOptions.JOB.key(), job);
-    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(args));
+    conf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(args));
     conf.setBoolean(TideOptions.EVENT_LOG_ENABLED.key(), false);
     Driver driver = new Driver(conf, "application_1_0001",
         "secret".getBytes(StandardCharsets.UTF_8), client);

@@ -9,11 +9,12 @@ import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.driver.rpc.RpcChannels;
-import dev.tide.driver.rpc.RpcListener;
-import dev.tide.driver.rpc.RpcMessage;
-import dev.tide.driver.scheduler.TaskDescription;
+import dev.tide.rpc.RpcChannels;
+import dev.tide.rpc.RpcListener;
+import dev.tide.rpc.RpcMessage;
+import dev.tide.rpc.TaskDescription;
 import dev.tide.executor.ExecutorBackend;
+import dev.tide.app.AppOptions;
 import io.netty.channel.Channel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -61,8 +62,8 @@ class DriverHeartbeatTest {
     Configuration conf = new Configuration(false);
     conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
     conf.set(TideOptions.JOB.key(), "sleep");
-    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "2", "-mt", "600000")));
-    conf.set(TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.key(), "50ms");
+    conf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "2", "-mt", "600000")));
+    conf.set(AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.key(), "50ms");
     conf.set(TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(), "5s");
     AtomicLong clock = new AtomicLong(1_000_000);
     CompletableFuture<String> lostKilled = new CompletableFuture<>();
@@ -138,7 +139,7 @@ class DriverHeartbeatTest {
     Configuration conf = new Configuration(false);
     conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
     conf.set(TideOptions.JOB.key(), "sleep");
-    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "4", "-mt", "200")));
+    conf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "4", "-mt", "200")));
     conf.setBoolean(TideOptions.SPECULATION.key(), true);
     conf.set(TideOptions.SPECULATION_MIN_TASK_RUNTIME.key(), "100ms");
     Driver driver = new Driver(conf, APP, SECRET, new ExecutorAllocationClient() {

@@ -8,6 +8,7 @@ import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.job.JobArgs;
+import dev.tide.app.AppOptions;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,7 +31,7 @@ class DriverKillTest {
     Configuration conf = new Configuration(false);
     conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
     conf.set(TideOptions.JOB.key(), "sleep");
-    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "2", "-mt", "600000",
+    conf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "2", "-mt", "600000",
         "-o", out.toUri().toString())));
     conf.set(TideOptions.EVENT_LOG_DIR.key(), dir.resolve("events").toUri().toString());
     CompletableFuture<Integer> planRuns = new CompletableFuture<>();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
+import dev.tide.app.AppOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
@@ -21,7 +22,7 @@ class DriverPolicyEvaluationTest {
     Configuration conf = new Configuration(false);
     conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
     conf.set(TideOptions.JOB.key(), "sleep");
-    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "4", "-mt", "20000")));
+    conf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "4", "-mt", "20000")));
     conf.set("tide.dynamicAllocation.maxExecutors", "4");
     CompletableFuture<Integer> firstTarget = new CompletableFuture<>();
     Driver driver = new Driver(conf, "application_1_0001",

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.app.AppOptions;
 import java.time.Duration;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -45,7 +46,7 @@ class ExecutorHeartbeatsTest {
   @Test
   void aTimeoutNotLongerThanTheIntervalIsRefusedNamingBothKeys() {
     Configuration conf = new Configuration(false);
-    conf.set(TideOptions.EXECUTOR_HEARTBEAT_INTERVAL.key(), "10s");
+    conf.set(AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.key(), "10s");
     conf.set(TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(), "10s");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ExecutorHeartbeats.from(conf));

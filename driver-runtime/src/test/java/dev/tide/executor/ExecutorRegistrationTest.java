@@ -9,9 +9,10 @@ import dev.tide.driver.Driver;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.driver.rpc.RpcChannels;
-import dev.tide.driver.rpc.RpcListener;
-import dev.tide.driver.rpc.RpcMessage;
+import dev.tide.rpc.RpcChannels;
+import dev.tide.rpc.RpcListener;
+import dev.tide.rpc.RpcMessage;
+import dev.tide.app.AppOptions;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -214,7 +215,7 @@ class ExecutorRegistrationTest {
     Configuration conf = new Configuration(false);
     conf.setInt(TideOptions.DRIVER_PORT.key(), 0);
     conf.set(TideOptions.JOB.key(), "sleep");
-    conf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "1", "-mt", "20000")));
+    conf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(List.of("-m", "1", "-mt", "20000")));
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "200ms");
     List<String> killed = Collections.synchronizedList(new ArrayList<>());
     Driver driver = new Driver(conf, APP, SECRET, new NoCluster() {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.job.KeyValue;
-import dev.tide.driver.scheduler.MapLocation;
-import dev.tide.driver.scheduler.TaskDescription;
+import dev.tide.rpc.MapLocation;
+import dev.tide.rpc.TaskDescription;
 import dev.tide.executor.sort.RecordOutput;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;

@@ -10,7 +10,7 @@ import dev.tide.am.yarn.DriverCallbacks;
 import dev.tide.am.yarn.ExecutorLaunchContexts;
 import dev.tide.am.yarn.ExecutorLauncher;
 import dev.tide.am.yarn.YarnAllocator;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.file.Path;

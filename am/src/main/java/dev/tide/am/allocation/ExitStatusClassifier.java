@@ -2,6 +2,7 @@ package dev.tide.am.allocation;
 
 import dev.tide.am.allocation.ContainerOutcome.Kind;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.app.AppOptions;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 
 /**
@@ -60,19 +61,19 @@ public final class ExitStatusClassifier implements ContainerOutcomeClassifier {
             "killed by YARN for exceeding its physical memory limit (exit status " + exitStatus
             + "); raise " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
             + memoryOverheadMb + "m) for memory used outside the heap, or "
-            + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
+            + AppOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
             + yarnText);
       case ContainerExitStatus.KILLED_EXCEEDED_VMEM:
         return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "killed by YARN for exceeding its virtual memory limit (exit status " + exitStatus
-            + "); raise " + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb
+            + "); raise " + AppOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb
             + "m) or " + TideOptions.EXECUTOR_MEMORY_OVERHEAD_MB.key() + " (now "
             + memoryOverheadMb + "m), or ask the cluster admin about"
             + " yarn.nodemanager.vmem-pmem-ratio" + yarnText);
       case EXECUTOR_OUT_OF_MEMORY:
         return new ContainerOutcome(Kind.MEMORY_EXCEEDED, true,
             "executor exited with status " + exitStatus + " after a task ran out of heap; raise "
-            + TideOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
+            + AppOptions.EXECUTOR_MEMORY_MB.key() + " (now " + executorMemoryMb + "m)"
             + yarnText);
       case EXECUTOR_USER_CODE_EXIT:
         return new ContainerOutcome(Kind.USER_CODE_EXITED, true,

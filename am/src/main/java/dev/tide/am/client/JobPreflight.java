@@ -3,7 +3,7 @@ package dev.tide.am.client;
 import dev.tide.am.client.ClientCommand.UsageException;
 import dev.tide.am.staging.BadResourceException;
 import dev.tide.am.staging.UserResources;
-import dev.tide.driver.UserClassLoader;
+import dev.tide.app.UserClassLoader;
 import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobContext;
@@ -12,6 +12,7 @@ import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
 import dev.tide.driver.jobs.BuiltInJobs;
 import dev.tide.driver.streaming.RateSchedule;
+import dev.tide.app.AppOptions;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -69,7 +70,7 @@ final class JobPreflight {
       }
     }
     ClassLoader loader = jars.isEmpty() ? tide
-        : UserClassLoader.create(jars, tide, TideOptions.USER_CLASSPATH_FIRST.get(conf));
+        : UserClassLoader.create(jars, tide, AppOptions.USER_CLASSPATH_FIRST.get(conf));
     Thread thread = Thread.currentThread();
     ClassLoader previous = thread.getContextClassLoader();
     thread.setContextClassLoader(loader);

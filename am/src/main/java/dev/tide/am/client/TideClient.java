@@ -10,12 +10,13 @@ import dev.tide.am.staging.StagingArea;
 import dev.tide.am.staging.UserResources;
 import dev.tide.am.yarn.ExecutorLaunchContexts;
 import dev.tide.conf.ConfigOption;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.driver.ExecutorHeartbeats;
 import dev.tide.driver.JobStatus;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.network.LogSafe;
+import dev.tide.app.AppOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -316,7 +317,7 @@ public final class TideClient extends Configured implements Tool {
       Optional<Path> stagedJar) {
     Configuration jobConf = new Configuration(conf);
     jobConf.set(TideOptions.JOB.key(), job);
-    jobConf.set(TideOptions.JOB_ARGS.key(), JobArgs.encode(jobArgs));
+    jobConf.set(AppOptions.JOB_ARGS.key(), JobArgs.encode(jobArgs));
     jobConf.unset(AmOptions.STAGED_JAR_KEY);
     stagedJar.ifPresent(jar -> jobConf.set(AmOptions.STAGED_JAR_KEY, jar.toString()));
     return jobConf;

@@ -1,7 +1,7 @@
 package dev.tide.am.staging;
 
 import dev.tide.am.AmOptions;
-import dev.tide.driver.UserClassLoader;
+import dev.tide.app.UserClassLoader;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;

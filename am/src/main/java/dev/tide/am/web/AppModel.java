@@ -1,9 +1,9 @@
 package dev.tide.am.web;
 
-import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.JobEndState;
 import dev.tide.driver.job.JobArgs;
+import dev.tide.app.AppOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -412,7 +412,7 @@ public final class AppModel {
    * empty when it was not recorded.
    */
   public synchronized List<String> jobArgs() {
-    String encoded = settings.get(TideOptions.JOB_ARGS.key());
+    String encoded = settings.get(AppOptions.JOB_ARGS.key());
     try {
       return JobArgs.decode(encoded);
     } catch (IllegalArgumentException e) {

@@ -1,6 +1,6 @@
 package dev.tide.am.web;
 
-import dev.tide.driver.conf.TideOptions;
+import dev.tide.app.AppOptions;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -116,7 +116,7 @@ public final class UiPages {
     html.append("</table><h2>Settings</h2><table id=\"settings-table\"><tr><th>key</th>"
         + "<th>value</th></tr>");
     m.settings().forEach((k, v) -> html.append("<tr><td>").append(Html.escape(k))
-        .append("</td><td>").append(Html.escape(k.equals(TideOptions.JOB_ARGS.key())
+        .append("</td><td>").append(Html.escape(k.equals(AppOptions.JOB_ARGS.key())
             ? argumentsText(m.jobArgs()) : v)).append("</td></tr>"));
     return html.append("</table>").toString();
   }

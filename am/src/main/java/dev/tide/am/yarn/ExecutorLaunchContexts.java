@@ -1,10 +1,11 @@
 package dev.tide.am.yarn;
 
 import dev.tide.am.staging.ContainerCommands;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.executor.ExecutorCommand;
 import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.app.AppOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -48,10 +49,10 @@ public final class ExecutorLaunchContexts {
     this.appId = appId;
     this.driverHost = driverHost;
     this.driverPort = driverPort;
-    this.executorCores = TideOptions.EXECUTOR_CORES.get(conf);
+    this.executorCores = AppOptions.EXECUTOR_CORES.get(conf);
     this.registrationTimeoutMillis =
         TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(conf).toMillis();
-    this.executorMemoryMb = TideOptions.EXECUTOR_MEMORY_MB.get(conf);
+    this.executorMemoryMb = AppOptions.EXECUTOR_MEMORY_MB.get(conf);
     this.javaOpts = TideOptions.EXECUTOR_JAVA_OPTS.get(conf);
     this.environment = ContainerCommands.environment(conf, ContainerCommands.EXECUTOR_ENV_PREFIX);
     this.localResources = Map.copyOf(localResources);

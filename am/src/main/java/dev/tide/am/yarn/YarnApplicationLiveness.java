@@ -1,6 +1,6 @@
 package dev.tide.am.yarn;
 
-import dev.tide.driver.ApplicationLiveness;
+import dev.tide.output.ApplicationLiveness;
 import java.io.IOException;
 import java.util.EnumSet;
 import org.apache.hadoop.conf.Configuration;

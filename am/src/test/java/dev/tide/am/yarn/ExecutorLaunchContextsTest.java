@@ -3,7 +3,7 @@ package dev.tide.am.yarn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;

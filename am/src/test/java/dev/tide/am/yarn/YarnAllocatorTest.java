@@ -8,7 +8,7 @@ import dev.tide.am.allocation.ExitStatusClassifier;
 import dev.tide.am.allocation.LocalityPlacement;
 import dev.tide.am.allocation.MaxExecutorFailures;
 import dev.tide.am.allocation.RackCache;
-import dev.tide.driver.AppSecret;
+import dev.tide.app.AppSecret;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;

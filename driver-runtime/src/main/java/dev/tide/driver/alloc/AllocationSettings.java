@@ -2,6 +2,7 @@ package dev.tide.driver.alloc;
 
 import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.app.AppOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
@@ -126,11 +127,11 @@ public record AllocationSettings(boolean enabled, int minExecutors, int maxExecu
 
   /** Reads and validates the settings; {@link IllegalArgumentException} names key and value. */
   public static AllocationSettings from(Configuration conf) {
-    int cores = TideOptions.EXECUTOR_CORES.get(conf);
-    int taskCpus = TideOptions.TASK_CPUS.get(conf);
+    int cores = AppOptions.EXECUTOR_CORES.get(conf);
+    int taskCpus = AppOptions.TASK_CPUS.get(conf);
     if (taskCpus > cores) {
-      throw new IllegalArgumentException(TideOptions.TASK_CPUS.key() + " (" + taskCpus
-          + ") is above " + TideOptions.EXECUTOR_CORES.key() + " (" + cores + ")");
+      throw new IllegalArgumentException(AppOptions.TASK_CPUS.key() + " (" + taskCpus
+          + ") is above " + AppOptions.EXECUTOR_CORES.key() + " (" + cores + ")");
     }
     int min = TideOptions.DA_MIN_EXECUTORS.get(conf);
     int initial = TideOptions.DA_INITIAL_EXECUTORS.get(conf);

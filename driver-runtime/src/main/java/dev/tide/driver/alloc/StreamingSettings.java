@@ -1,6 +1,7 @@
 package dev.tide.driver.alloc;
 
 import dev.tide.driver.conf.TideOptions;
+import dev.tide.app.AppOptions;
 import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 
@@ -43,8 +44,8 @@ public record StreamingSettings(boolean enabled, Policy policy, long intervalMil
           + initialExecutors + ") is outside [" + minExecutors + ", " + maxExecutors + "]");
     }
     if (tasksPerExecutor < 1) {
-      throw new IllegalArgumentException("task slots per executor (" + TideOptions.EXECUTOR_CORES
-          .key() + " / " + TideOptions.TASK_CPUS.key() + ") must be at least 1, not "
+      throw new IllegalArgumentException("task slots per executor (" + AppOptions.EXECUTOR_CORES
+          .key() + " / " + AppOptions.TASK_CPUS.key() + ") must be at least 1, not "
           + tasksPerExecutor);
     }
     atLeast(TideOptions.SDA_RELEASE_ROUNDS.key(), releaseRounds, 1);
@@ -81,8 +82,8 @@ public record StreamingSettings(boolean enabled, Policy policy, long intervalMil
 
   /** Reads and validates the settings; {@link IllegalArgumentException} names key and value. */
   public static StreamingSettings from(Configuration conf) {
-    int cores = TideOptions.EXECUTOR_CORES.get(conf);
-    int taskCpus = TideOptions.TASK_CPUS.get(conf);
+    int cores = AppOptions.EXECUTOR_CORES.get(conf);
+    int taskCpus = AppOptions.TASK_CPUS.get(conf);
     int min = TideOptions.SDA_MIN_EXECUTORS.get(conf);
     int max = TideOptions.SDA_MAX_EXECUTORS.get(conf);
     if (min > max) {

@@ -8,35 +8,25 @@ import static dev.tide.conf.ConfigOption.intOption;
 import static dev.tide.conf.ConfigOption.memoryMbOption;
 import static dev.tide.conf.ConfigOption.stringOption;
 
+import dev.tide.app.AppOptions;
 import dev.tide.conf.ConfigOption;
+import dev.tide.executor.ExecutorOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Every setting of the driver and executors, with its default. conf/tide-site.xml mirrors it. */
+/**
+ * Every setting of the driver, with its default. {@link #all()} lists them with those the
+ * executors share with the driver ({@link AppOptions}) and the executors' own
+ * ({@link ExecutorOptions}), in the order conf/tide-site.xml shows them.
+ */
 public final class TideOptions {
   private TideOptions() {}
 
   public static final ConfigOption<String> JOB =
       stringOption("tide.job", "", "Job to run: a built-in name (wordcount, sleep) or the"
           + " fully qualified name of a dev.tide.driver.job.TideJob class.");
-  public static final ConfigOption<String> JOB_ARGS =
-      stringOption("tide.job.args", "", "The job's arguments (set by the client).");
 
-  public static final ConfigOption<Boolean> USER_CLASSPATH_FIRST =
-      booleanOption("tide.user.classpath.first", false, "When true, classes of the job's own"
-          + " jars (--jar, -libjars) are loaded before Tide's classpath in the ApplicationMaster"
-          + " and the executors (as mapreduce.job.user.classpath.first); the JDK, Hadoop and"
-          + " Tide's own packages still come from Tide's classpath. When false, the user's jars"
-          + " come after Tide's.");
-
-  public static final ConfigOption<Integer> EXECUTOR_CORES =
-      intOption("tide.executor.cores", 1, 1, "Task slots (threads) per executor.");
-  public static final ConfigOption<Integer> TASK_CPUS =
-      intOption("tide.task.cpus", 1, 1, "Cores each task uses.");
-  public static final ConfigOption<Integer> EXECUTOR_MEMORY_MB =
-      memoryMbOption("tide.executor.memory", "512m", 32,
-          "Heap of each executor JVM (512m, 2g; a plain number is MiB).");
   public static final ConfigOption<Integer> EXECUTOR_MEMORY_OVERHEAD_MB =
       memoryMbOption("tide.executor.memoryOverhead", "256m", 0,
           "Container memory beyond the executor heap (a plain number is MiB).");
@@ -57,12 +47,6 @@ public final class TideOptions {
   public static final ConfigOption<Duration> EXECUTOR_REGISTRATION_TIMEOUT =
       durationOption("tide.executor.registrationTimeout", "60s",
           "How long an executor keeps retrying to register with the driver before it exits.");
-  public static final ConfigOption<Duration> EXECUTOR_HEARTBEAT_INTERVAL =
-      durationOption("tide.executor.heartbeatInterval", "5s", "How often a registered executor"
-          + " tells the driver it is alive (with the task attempts it runs), from a thread of"
-          + " its own, so a busy task does not delay it. Must be shorter than"
-          + " tide.executor.heartbeatTimeout.")
-          .withCheck(d -> !d.isZero(), "must be positive");
   public static final ConfigOption<Duration> EXECUTOR_HEARTBEAT_TIMEOUT =
       durationOption("tide.executor.heartbeatTimeout", "60s", "An executor the driver has not"
           + " heard from for this long (a stopped or frozen JVM, a hung node, a network"
@@ -71,34 +55,6 @@ public final class TideOptions {
           + " spark.network.timeout and mapreduce.task.timeout). Must be longer than"
           + " tide.executor.heartbeatInterval; long enough to outlast the longest full GC pause.")
           .withCheck(d -> !d.isZero(), "must be positive");
-  public static final ConfigOption<Long> SORT_BUFFER_BYTES =
-      bytesOption("tide.executor.shuffle.sort.buffer", "0", 0, "Memory of a map task's sort"
-          + " buffer (\"64m\"); when it fills, its records are sorted and spilled to local disk. 0"
-          + " means a fifth of the executor's heap, divided among its task slots.")
-          .withDeprecatedKeys("tide.shuffle.sort.buffer");
-  public static final ConfigOption<Long> CACHE_MEMORY =
-      bytesOption("tide.cache.memory", "0", 0, "Memory of an executor for the blocks of cached"
-          + " datasets (\"128m\"); a block that does not fit is not cached and is read again"
-          + " from its split when needed. 0 means a quarter of the executor's heap.");
-  public static final ConfigOption<Boolean> SHUFFLE_CHECKSUM_ENABLED =
-      booleanOption("tide.executor.shuffle.checksum.enabled", true, "Store a CRC32C of every map"
-          + " output segment in its index and verify each fetched segment against it, so a byte"
-          + " damaged on a disk or on the way reruns its map instead of reaching the output."
-          + " Turn off only to measure what it costs.")
-          .withDeprecatedKeys("tide.shuffle.checksum.enabled");
-  public static final ConfigOption<Long> MAX_BYTES_IN_FLIGHT =
-      bytesOption("tide.executor.shuffle.maxBytesInFlight", "48m", 1, "Bytes of fetched shuffle"
-          + " segments a reduce task keeps in memory (at most a fifth of the executor's heap per"
-          + " task slot); the rest is written to local disk and merged from there.")
-          .withDeprecatedKeys("tide.shuffle.maxBytesInFlight");
-  public static final ConfigOption<Integer> SHUFFLE_CONNECT_RETRIES =
-      intOption("tide.executor.shuffle.connectRetries", 3, 0, "Times a reduce task tries again to"
-          + " connect to a NodeManager's tide_shuffle that refused or dropped its connection"
-          + " (after 200 ms, then doubling, at most 10 s apart) before it counts that node's map"
-          + " outputs as lost and the driver reruns those maps. With NodeManager recovery, raise"
-          + " it so that the retries outlast a NodeManager restart and no map is rerun for one:"
-          + " 6 retries wait about 13 s in all, 8 about 33 s.")
-          .withDeprecatedKeys("tide.shuffle.connectRetries");
   public static final ConfigOption<Integer> TASK_MAX_ATTEMPTS =
       intOption("tide.task.maxAttempts", 4, 1, "Attempts of one task before the job fails.");
   public static final ConfigOption<Integer> STAGE_MAX_CONSECUTIVE_ATTEMPTS =
@@ -350,11 +306,14 @@ public final class TideOptions {
           + " input splits, as TeraSort) to choose its reducers' key ranges.");
 
   public static List<ConfigOption<?>> all() {
-    return List.of(JOB, JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
+    return List.of(JOB, AppOptions.JOB_ARGS, AppOptions.USER_CLASSPATH_FIRST,
+        AppOptions.EXECUTOR_CORES, AppOptions.TASK_CPUS, AppOptions.EXECUTOR_MEMORY_MB,
         EXECUTOR_MEMORY_OVERHEAD_MB, EXECUTOR_JAVA_OPTS, EXECUTOR_MAX_FAILURES,
-        EXECUTOR_REGISTRATION_TIMEOUT, EXECUTOR_HEARTBEAT_INTERVAL, EXECUTOR_HEARTBEAT_TIMEOUT,
-        SORT_BUFFER_BYTES, CACHE_MEMORY, SHUFFLE_CHECKSUM_ENABLED, MAX_BYTES_IN_FLIGHT,
-        SHUFFLE_CONNECT_RETRIES, TASK_MAX_ATTEMPTS,
+        EXECUTOR_REGISTRATION_TIMEOUT, AppOptions.EXECUTOR_HEARTBEAT_INTERVAL,
+        EXECUTOR_HEARTBEAT_TIMEOUT, ExecutorOptions.SORT_BUFFER_BYTES,
+        ExecutorOptions.CACHE_MEMORY, ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED,
+        ExecutorOptions.MAX_BYTES_IN_FLIGHT, ExecutorOptions.SHUFFLE_CONNECT_RETRIES,
+        TASK_MAX_ATTEMPTS,
         STAGE_MAX_CONSECUTIVE_ATTEMPTS, SPECULATION, SPECULATION_QUANTILE,
         SPECULATION_MULTIPLIER, SPECULATION_MIN_TASK_RUNTIME,
         DRIVER_PORT, EVENT_LOG_ENABLED, EVENT_LOG_DIR,

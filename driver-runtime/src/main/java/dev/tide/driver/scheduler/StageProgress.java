@@ -1,6 +1,7 @@
 package dev.tide.driver.scheduler;
 
 import dev.tide.driver.job.JobPlan;
+import dev.tide.rpc.MapLocation;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

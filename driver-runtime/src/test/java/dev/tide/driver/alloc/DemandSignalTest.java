@@ -8,7 +8,7 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.JobScheduler;
 import dev.tide.driver.scheduler.JobScheduler.Assignment;
-import dev.tide.driver.scheduler.TaskOutcome;
+import dev.tide.rpc.TaskOutcome;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;

@@ -5,12 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.conf.ConfigOption;
+import dev.tide.app.AppOptions;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
 /** Memory settings as a user writes them with -D or in tide-site.xml. */
 class MemoryOptionsTest {
-  private static final ConfigOption<Integer> MEMORY = TideOptions.EXECUTOR_MEMORY_MB;
+  private static final ConfigOption<Integer> MEMORY = AppOptions.EXECUTOR_MEMORY_MB;
 
   private static int memory(String value) {
     Configuration conf = new Configuration(false);

@@ -1,5 +1,6 @@
 package dev.tide.driver.conf;
 
+import dev.tide.executor.ExecutorOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,10 +24,10 @@ class ShuffleKeysTest {
     conf.set("tide.shuffle.sort.buffer", "64m");
     conf.set("tide.shuffle.checksum.enabled", "false");
 
-    assertEquals(16L << 20, TideOptions.MAX_BYTES_IN_FLIGHT.get(conf));
-    assertEquals(14, TideOptions.SHUFFLE_CONNECT_RETRIES.get(conf));
-    assertEquals(64L << 20, TideOptions.SORT_BUFFER_BYTES.get(conf));
-    assertFalse(TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf));
+    assertEquals(16L << 20, ExecutorOptions.MAX_BYTES_IN_FLIGHT.get(conf));
+    assertEquals(14, ExecutorOptions.SHUFFLE_CONNECT_RETRIES.get(conf));
+    assertEquals(64L << 20, ExecutorOptions.SORT_BUFFER_BYTES.get(conf));
+    assertFalse(ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf));
   }
 
   @Test
@@ -39,9 +40,9 @@ class ShuffleKeysTest {
     conf.set("tide.shuffle.checksum.enabled", "false");
     conf.set("tide.executor.shuffle.checksum.enabled", "true");
 
-    assertEquals(32L << 20, TideOptions.MAX_BYTES_IN_FLIGHT.get(conf));
-    assertEquals(6, TideOptions.SHUFFLE_CONNECT_RETRIES.get(conf));
-    assertTrue(TideOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf));
+    assertEquals(32L << 20, ExecutorOptions.MAX_BYTES_IN_FLIGHT.get(conf));
+    assertEquals(6, ExecutorOptions.SHUFFLE_CONNECT_RETRIES.get(conf));
+    assertTrue(ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf));
   }
 
   @Test
@@ -51,8 +52,8 @@ class ShuffleKeysTest {
         "tide.executor.shuffle.checksum.enabled", List.of("tide.shuffle.checksum.enabled"),
         "tide.executor.shuffle.maxBytesInFlight", List.of("tide.shuffle.maxBytesInFlight"),
         "tide.executor.shuffle.connectRetries", List.of("tide.shuffle.connectRetries"));
-    for (var option : List.of(TideOptions.SORT_BUFFER_BYTES, TideOptions.SHUFFLE_CHECKSUM_ENABLED,
-        TideOptions.MAX_BYTES_IN_FLIGHT, TideOptions.SHUFFLE_CONNECT_RETRIES)) {
+    for (var option : List.of(ExecutorOptions.SORT_BUFFER_BYTES, ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED,
+        ExecutorOptions.MAX_BYTES_IN_FLIGHT, ExecutorOptions.SHUFFLE_CONNECT_RETRIES)) {
       assertEquals(expected.get(option.key()), option.deprecatedKeys(), option.key());
     }
     for (var option : TideOptions.all()) {

@@ -1,4 +1,0 @@
-package dev.tide.driver.scheduler;
-
-/** Where one map task's committed output is served: the tide_shuffle service of its node. */
-public record MapLocation(int mapId, String host, int shufflePort) {}
