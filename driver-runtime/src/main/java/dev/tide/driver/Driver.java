@@ -28,12 +28,9 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -83,15 +80,10 @@ public final class Driver implements AutoCloseable {
   private final BatchAllocationPolicy policy;
   private final int maxAttempts;
   private final AtomicLong tasksSucceeded = new AtomicLong();
-  /** Owned by the event loop: when each registered executor was last heard from. */
-  private final ExecutorHeartbeats heartbeats;
+  /** Owned by the event loop (two sets in it are read from any thread). */
+  private final ExecutorRegistry executors;
 
   // Owned by the event loop.
-  private final Map<String, Channel> registered = new HashMap<>();
-  private final Map<Channel, String> channelToExecutor = new HashMap<>();
-  private final Map<String, InetSocketAddress> launched = new HashMap<>();
-  /** Executor -> when its container was allocated, until it is added. */
-  private final Map<String, Long> allocatedAtMillis = new HashMap<>();
   private JobScheduler scheduler;
   private JobPlan plan;
   /** Completed when the running plan ends (null: succeeded); null between plans. */
@@ -110,13 +102,7 @@ public final class Driver implements AutoCloseable {
   private String streamLine = "";
   private String lastBatch = "";
   private long batchesDone;
-  /** Executors added or removed so far: a batch during which it changed is not measured. */
-  private long executorChanges;
   private volatile JobStatus status;
-  /** Every executor id that ever registered; read by the AM's launch watchdog. */
-  private final Set<String> everRegistered = ConcurrentHashMap.newKeySet();
-  /** Every executor id that has gone; written by the event loop, read by the AM's allocator. */
-  private final Set<String> removed = ConcurrentHashMap.newKeySet();
 
   public Driver(Configuration jobConf, String appId, byte[] secret,
       ExecutorAllocationClient allocationClient) {
@@ -133,7 +119,7 @@ public final class Driver implements AutoCloseable {
     // The allocation client also reports the cluster's headroom (for rampUp=headroom).
     this.policy = BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient);
     this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
-    this.heartbeats = ExecutorHeartbeats.from(conf);
+    this.executors = new ExecutorRegistry(ExecutorHeartbeats.from(conf));
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tide-driver");
       t.setDaemon(true);
@@ -224,8 +210,7 @@ public final class Driver implements AutoCloseable {
       long sinceAllocationMillis) {
     long allocatedAt = clock.getAsLong() - Math.max(0, sinceAllocationMillis);
     post(() -> {
-      launched.put(executorId, InetSocketAddress.createUnresolved(host, shufflePort));
-      allocatedAtMillis.put(executorId, allocatedAt);
+      executors.launched(executorId, host, shufflePort, allocatedAt);
       addIfReady(executorId);
     });
   }
@@ -235,7 +220,7 @@ public final class Driver implements AutoCloseable {
    * also after the executor is gone. Unknown ids: false. Non-blocking; safe from any thread.
    */
   public boolean isExecutorRegistered(String executorId) {
-    return everRegistered.contains(executorId);
+    return executors.isRegistered(executorId);
   }
 
   /**
@@ -243,7 +228,7 @@ public final class Driver implements AutoCloseable {
    * cluster side reported its exit. Unknown ids: false. Non-blocking; safe from any thread.
    */
   public boolean isExecutorGone(String executorId) {
-    return removed.contains(executorId);
+    return executors.isGone(executorId);
   }
 
   /**
@@ -302,7 +287,7 @@ public final class Driver implements AutoCloseable {
   @Override
   public void close() {
     post(() -> {
-      for (Channel channel : registered.values()) {
+      for (Channel channel : executors.channels()) {
         RpcChannels.send(channel, new RpcMessage.Shutdown("application " + appId + " ended"));
       }
       events.close();
@@ -364,7 +349,7 @@ public final class Driver implements AutoCloseable {
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
-    for (String id : registered.keySet()) {
+    for (String id : executors.registeredIds()) {
       addIfReady(id);
     }
     PlanSession session = new PlanSession(context,
@@ -456,9 +441,9 @@ public final class Driver implements AutoCloseable {
     public PlanMeasure runPlan(JobPlan plan)
         throws JobSession.JobFailedException, InterruptedException {
       long[] before = call(() -> new long[] {scheduler == null ? 0 : scheduler.taskMillis(),
-          executorChanges, scheduler == null ? 0 : scheduler.activeExecutors()});
+          executors.changes(), scheduler == null ? 0 : scheduler.activeExecutors()});
       session.run(plan);
-      long[] after = call(() -> new long[] {scheduler.taskMillis(), executorChanges});
+      long[] after = call(() -> new long[] {scheduler.taskMillis(), executors.changes()});
       return new PlanMeasure((after[0] - before[0]) / 1000.0, (int) before[2],
           after[1] != before[1]);
     }
@@ -640,10 +625,7 @@ public final class Driver implements AutoCloseable {
   }
 
   private void handle(Channel channel, RpcMessage message) {
-    String from = channelToExecutor.get(channel);
-    if (from != null) {
-      heartbeats.heard(from, clock.getAsLong());
-    }
+    String from = executors.heardFrom(channel, clock.getAsLong());
     if (message instanceof RpcMessage.RegisterExecutor m) {
       register(channel, m);
     } else if (message instanceof RpcMessage.Heartbeat m) {
@@ -667,15 +649,12 @@ public final class Driver implements AutoCloseable {
 
   private void register(Channel channel, RpcMessage.RegisterExecutor m) {
     String id = m.executorId();
-    if (registered.containsKey(id) || removed.contains(id) || result.isDone()) {
-      RpcChannels.send(channel, new RpcMessage.RegisterRejected("executor " + id
-          + (result.isDone() ? ": the job is over" : " is already registered or was removed")));
+    String refusal = executors.refusal(id, result.isDone());
+    if (refusal != null) {
+      RpcChannels.send(channel, new RpcMessage.RegisterRejected(refusal));
       return;
     }
-    registered.put(id, channel);
-    everRegistered.add(id);
-    channelToExecutor.put(channel, id);
-    heartbeats.registered(id, m.host(), clock.getAsLong());
+    executors.registered(id, channel, m.host(), clock.getAsLong());
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
     LOG.info("Executor {} registered from {} ({} cores, {} ms after its JVM started)", id,
         m.host(), m.cores(), m.startupMillis());
@@ -685,24 +664,23 @@ public final class Driver implements AutoCloseable {
   }
 
   private void addIfReady(String id) {
-    InetSocketAddress shuffle = launched.get(id);
-    if (scheduler == null || shuffle == null || !registered.containsKey(id)) {
+    InetSocketAddress shuffle = executors.readyShuffleAddress(id);
+    if (scheduler == null || shuffle == null) {
       return;
     }
     scheduler.executorAdded(id, shuffle.getHostString(), shuffle.getPort());
-    Long allocatedAt = allocatedAtMillis.remove(id);
+    Long allocatedAt = executors.added(id);
     if (allocatedAt != null) {
       // Allocation to registration: the start latency the batch policy plans with.
       policy.executorStarted(clock.getAsLong() - allocatedAt);
     }
-    executorChanges++;
     events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
     afterChange();
   }
 
   private void channelClosed(Channel channel) {
-    String id = channelToExecutor.remove(channel);
+    String id = executors.channelClosed(channel);
     if (id != null) {
       boolean told = scheduler != null && scheduler.isPendingRemoval(id);
       executorGone(id, told ? "removed as idle; it exited"
@@ -711,17 +689,7 @@ public final class Driver implements AutoCloseable {
   }
 
   private void executorGone(String id, String reason) {
-    boolean known = registered.containsKey(id) || launched.containsKey(id);
-    Channel channel = registered.remove(id);
-    if (channel != null) {
-      channelToExecutor.remove(channel);
-      channel.close();
-    }
-    launched.remove(id);
-    allocatedAtMillis.remove(id);
-    heartbeats.removed(id);
-    if (known && removed.add(id)) {
-      executorChanges++;
+    if (executors.remove(id)) {
       LOG.info("Executor {} removed: {}", id, reason);
       events.record("executorRemoved", "executor", id, "reason", reason);
     }
@@ -759,8 +727,8 @@ public final class Driver implements AutoCloseable {
    * again, what they send later is ignored) and their containers released, counted as failed.
    */
   private void removeSilentExecutors(long now) {
-    for (ExecutorHeartbeats.Silent s : heartbeats.expire(now)) {
-      String reason = heartbeats.reason(s);
+    for (ExecutorHeartbeats.Silent s : executors.expire(now)) {
+      String reason = executors.reason(s);
       LOG.warn("Executor {} on {} lost: no heartbeat for {} s (more than {} = {} ms); releasing"
           + " its container and running its tasks again", s.executorId(), s.host(),
           ExecutorHeartbeats.silentSeconds(s), TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
@@ -776,7 +744,7 @@ public final class Driver implements AutoCloseable {
     int active = scheduler.activeExecutors();
     DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
         policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
-            allocatedAtMillis.size(), policy.targetExecutors(),
+            executors.starting(), policy.targetExecutors(),
             allocationClient.grantableExecutors()));
     BatchAllocationPolicy.Decision decision = policy.evaluate(now, new BatchAllocationPolicy.Load(
         scheduler.pendingTasks(), scheduler.runningTasks(), active, scheduler.idleExecutors(),
@@ -806,7 +774,7 @@ public final class Driver implements AutoCloseable {
       // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
       // the released container closes its connection and it would exit 1, "driver gone",
       // before the NodeManager's SIGTERM: a failed container in the NodeManager's log.
-      Channel channel = registered.get(id);
+      Channel channel = executors.channel(id);
       if (channel != null) {
         RpcChannels.send(channel, new RpcMessage.Shutdown(why));
       }
@@ -819,7 +787,7 @@ public final class Driver implements AutoCloseable {
       return;
     }
     for (JobScheduler.Assignment a : scheduler.assignTasks()) {
-      Channel channel = registered.get(a.executorId());
+      Channel channel = executors.channel(a.executorId());
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
     }
     if (streamingPolicy == null && (plan != null || streaming)
