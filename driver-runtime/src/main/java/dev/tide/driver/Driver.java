@@ -4,8 +4,6 @@ import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
-import dev.tide.driver.alloc.StreamingAllocationPolicy;
-import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.JobArgs;
@@ -20,7 +18,6 @@ import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
 import dev.tide.driver.scheduler.JobScheduler;
 import dev.tide.driver.scheduler.TaskOutcome;
-import dev.tide.driver.streaming.StreamDriver;
 import dev.tide.driver.streaming.StreamRunner;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
@@ -38,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,12 +92,8 @@ public final class Driver implements AutoCloseable {
   private int lastTarget = -1;
   private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
-  /** A streaming job's policy when tide.streaming.dynamicAllocation is on; else null. */
-  private StreamingAllocationPolicy streamingPolicy;
-  private boolean streaming;
-  private String streamLine = "";
-  private String lastBatch = "";
-  private long batchesDone;
+  /** What runs a streaming job's batches; null for a batch job. */
+  private StreamSession stream;
   private volatile JobStatus status;
 
   public Driver(Configuration jobConf, String appId, byte[] secret,
@@ -355,13 +347,15 @@ public final class Driver implements AutoCloseable {
     PlanSession session = new PlanSession(context,
         (plan, done) -> post(() -> startPlan(plan, done)));
     if (job instanceof StreamingJob streamingJob) {
+      stream = new StreamSession(conf, scheduler, executors, events, clock, session,
+          new StreamHost());
       try {
-        startStream();
+        stream.start();
       } catch (IllegalArgumentException e) {
         finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
         return;
       }
-      StreamRunner runner = new StreamRunner(streamingJob, new StreamHooks(session));
+      StreamRunner runner = new StreamRunner(streamingJob, stream.hooks());
       Thread jobThread = new Thread(() -> runOnJobThread(jobName, runner::run),
           "tide-stream");
       jobThread.setDaemon(true);
@@ -377,151 +371,32 @@ public final class Driver implements AutoCloseable {
     jobThread.start();
   }
 
-  /**
-   * A streaming job: with tide.streaming.dynamicAllocation on, its policy replaces the batch
-   * policy and the initial executors are asked for now, before the first batch.
-   */
-  private void startStream() {
-    streaming = true;
-    StreamingSettings.checkNotBothEnabled(conf);
-    StreamingSettings settings = StreamingSettings.from(conf);
-    LOG.info("Streaming job: {}", settings.describe());
-    streamLine = "waiting for the first batch";
-    if (settings.enabled()) {
-      streamingPolicy = StreamingAllocationPolicy.create(settings);
-      lastTarget = settings.initialExecutors();
-      allocationClient.requestTotalExecutors(lastTarget, 0, Map.of());
-    }
-  }
-
-  /** The driver's side of a stream: each call runs on the event loop; the caller waits. */
-  private final class StreamHooks implements StreamDriver {
-    private final PlanSession session;
-
-    StreamHooks(PlanSession session) {
-      this.session = session;
+  /** What a stream asks of the driver: the event loop, the executor target, removals. */
+  private final class StreamHost implements StreamSession.Host {
+    @Override
+    public <T> T call(Supplier<T> work) throws InterruptedException {
+      return Driver.this.call(work);
     }
 
     @Override
-    public JobContext context() {
-      return session.context();
+    public int target() {
+      return lastTarget;
     }
 
     @Override
-    public long now() {
-      return clock.getAsLong();
-    }
-
-    @Override
-    public void batchSubmitted(long batchTime, long records, int waitingBatches,
-        long waitingRecords) throws InterruptedException {
-      call(() -> {
-        sizeForBatch(batchTime, waitingBatches, waitingRecords);
-        events.record("batchSubmitted", "batch", batchTime, "records", records,
-            "waitingBatches", waitingBatches, "target", lastTarget);
-        streamLine = "batch " + batchTime + " submitted, " + batchesDone + " done" + lastBatch;
-        updateStatus();
-        return null;
-      });
-    }
-
-    @Override
-    public void batchStarted(long batchTime, long schedulingDelayMillis)
-        throws InterruptedException {
-      call(() -> {
-        events.record("batchStarted", "batch", batchTime, "schedulingDelayMs",
-            schedulingDelayMillis);
-        streamLine = "batch " + batchTime + " running, " + batchesDone + " done" + lastBatch;
-        updateStatus();
-        return null;
-      });
-    }
-
-    @Override
-    public PlanMeasure runPlan(JobPlan plan)
-        throws JobSession.JobFailedException, InterruptedException {
-      long[] before = call(() -> new long[] {scheduler == null ? 0 : scheduler.taskMillis(),
-          executors.changes(), scheduler == null ? 0 : scheduler.activeExecutors()});
-      session.run(plan);
-      long[] after = call(() -> new long[] {scheduler.taskMillis(), executors.changes()});
-      return new PlanMeasure((after[0] - before[0]) / 1000.0, (int) before[2],
-          after[1] != before[1]);
-    }
-
-    @Override
-    public void batchCompleted(StreamingAllocationPolicy.CompletedBatch batch)
-        throws InterruptedException {
-      call(() -> {
-        batchesDone++;
-        if (streamingPolicy != null) {
-          streamingPolicy.batchCompleted(batch);
-        }
-        int executors = scheduler == null ? 0 : scheduler.activeExecutors();
-        LOG.info("Batch {} completed: {} records in {} ms (scheduling delay {} ms{}),"
-            + " executors {} (target {})", batch.batchTimeMillis(), batch.records(),
-            batch.processingMillis(), batch.schedulingDelayMillis(),
-            batch.delayed() ? ", delayed" : "", executors, lastTarget);
-        events.record("batchCompleted", "batch", batch.batchTimeMillis(), "records",
-            batch.records(), "processingMs", batch.processingMillis(), "schedulingDelayMs",
-            batch.schedulingDelayMillis(), "delayed", batch.delayed(), "taskSeconds",
-            Math.round(batch.taskSeconds() * 1000) / 1000.0, "executors", executors, "target",
-            lastTarget);
-        lastBatch = ", last " + batch.records() + " records in " + batch.processingMillis()
-            + " ms (delay " + batch.schedulingDelayMillis() + " ms)";
-        streamLine = batchesDone + " batches done" + lastBatch;
-        updateStatus();
-        return null;
-      });
-    }
-
-    @Override
-    public boolean stopRequested() {
-      String staging = conf.get(STAGING_APP_DIR_KEY, "");
-      if (staging.isEmpty()) {
-        return false;
-      }
-      Path marker = new Path(staging, STOP_MARKER);
-      try {
-        return marker.getFileSystem(conf).exists(marker);
-      } catch (IOException e) {
-        LOG.warn("Could not check for the stop marker {}", marker, e);
-        return false;
-      }
-    }
-  }
-
-  /**
-   * Before a batch: the streaming policy (if on) sets the target; executors it removes are
-   * chosen idle and without cached blocks first, marked pending-to-remove and killed.
-   */
-  private void sizeForBatch(long batchTime, int waitingBatches, long waitingRecords) {
-    if (streamingPolicy == null || scheduler == null) {
-      return;
-    }
-    int executors = scheduler.activeExecutors();
-    int starting = Math.max(0, lastTarget - executors);
-    StreamingAllocationPolicy.Decision d = streamingPolicy.beforeBatch(
-        new StreamingAllocationPolicy.BeforeBatch(clock.getAsLong(), batchTime, waitingBatches,
-            waitingRecords, executors, starting, lastTarget));
-    List<String> remove = new java.util.ArrayList<>();
-    scheduler.idleExecutors().stream()
-        .sorted(java.util.Comparator.comparing(JobScheduler.IdleExecutor::hasCachedBlocks)
-            .thenComparingLong(JobScheduler.IdleExecutor::idleSinceMillis))
-        .limit(d.remove())
-        .forEach(e -> remove.add(e.executorId()));
-    int target = d.target();
-    if (target != lastTarget || !remove.isEmpty()) {
-      LOG.info("Streaming allocation before batch {}: target {} -> {}{}: {}", batchTime,
-          lastTarget, target, remove.isEmpty() ? "" : ", removing " + remove, d.reason());
-      events.record("streamingAllocation", "batch", batchTime, "from", lastTarget, "target",
-          target, "remove", remove.size(), "reason", d.reason());
-    }
-    if (target != lastTarget) {
+    public void requestTarget(int target) {
       lastTarget = target;
       allocationClient.requestTotalExecutors(target, 0, Map.of());
     }
-    if (!remove.isEmpty()) {
-      removeExecutors(remove, "removed by streaming dynamic allocation");
+
+    @Override
+    public void removeExecutors(List<String> executorIds, String why) {
+      Driver.this.removeExecutors(executorIds, why);
+    }
+
+    @Override
+    public void statusChanged() {
+      updateStatus();
     }
   }
 
@@ -705,13 +580,13 @@ public final class Driver implements AutoCloseable {
     }
     long now = clock.getAsLong();
     removeSilentExecutors(now);
-    if (scheduler == null || (plan == null && !streaming)) {
+    if (scheduler == null || (plan == null && stream == null)) {
       return; // no demand to act on before the first plan starts
     }
     if (scheduler.findStragglers()) {
       afterChange(); // their speculative attempts go to free slots now
     }
-    if (streamingPolicy == null) {
+    if (!streamAllocates()) {
       evaluateBatchPolicy(now);
     }
     if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
@@ -790,7 +665,7 @@ public final class Driver implements AutoCloseable {
       Channel channel = executors.channel(a.executorId());
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
     }
-    if (streamingPolicy == null && (plan != null || streaming)
+    if (!streamAllocates() && (plan != null || stream != null)
         && scheduler.tasksSubmitted() != submittedAtEvaluation) {
       // A stage was submitted: the policy sees its tasks now, not at the next tick (up to
       // 100 ms later), so a backlog's first request goes out at once.
@@ -847,8 +722,13 @@ public final class Driver implements AutoCloseable {
     result.complete(jobResult);
   }
 
+  /** Whether a streaming policy sizes the executors (the batch policy is then off). */
+  private boolean streamAllocates() {
+    return stream != null && stream.allocates();
+  }
+
   private void updateStatus() {
-    if (scheduler == null || (plan == null && !streaming)) {
+    if (scheduler == null || (plan == null && stream == null)) {
       return;
     }
     int total = plan == null ? 0 : scheduler.tasksTotal();
@@ -857,7 +737,7 @@ public final class Driver implements AutoCloseable {
         plan == null ? 0 : scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
         Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
-        streamLine, scheduler.damagedMapOutputs());
+        stream == null ? "" : stream.line(), scheduler.damagedMapOutputs());
   }
 
   private byte[] confBytes() {
