@@ -81,10 +81,8 @@ public final class Driver implements AutoCloseable {
 
   // Owned by the event loop.
   private JobScheduler scheduler;
-  private JobPlan plan;
-  /** Completed when the running plan ends (null: succeeded); null between plans. */
-  private CompletableFuture<String> planDone;
-  private long tasksOfPlans;
+  /** Runs the job's plans through the scheduler; made with it when the job starts. */
+  private PlanRunner plans;
   private EventLog events = EventLog.disabled();
   private java.util.function.Consumer<dev.tide.driver.events.EventLine> eventListener;
   /** Tells whether the application that left an output directory behind still runs. */
@@ -341,6 +339,7 @@ public final class Driver implements AutoCloseable {
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
+    plans = new PlanRunner(conf, appId, () -> liveness, scheduler, events);
     for (String id : executors.registeredIds()) {
       addIfReady(id);
     }
@@ -364,7 +363,7 @@ public final class Driver implements AutoCloseable {
     }
     Thread jobThread = new Thread(() -> runOnJobThread(jobName, () -> {
       job.run(session);
-      return "job " + jobName + " finished: " + tasksOfPlans + " tasks in "
+      return "job " + jobName + " finished: " + plans.tasksOfPlans() + " tasks in "
           + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans");
     }), "tide-job");
     jobThread.setDaemon(true);
@@ -472,31 +471,15 @@ public final class Driver implements AutoCloseable {
     post(() -> finish(result));
   }
 
-  /** On the event loop: prepares the plan's output and hands the plan to the scheduler. */
+  /** On the event loop: starts the job's next plan, unless the application is ending. */
   private void startPlan(JobPlan next, CompletableFuture<String> done) {
     if (result.isDone()) {
       done.complete("the application is ending");
       return;
     }
-    try {
-      JobOutput.prepare(conf, next.outputPath(), appId, liveness);
-    } catch (IOException e) {
-      done.complete("plan " + next.name() + " could not start: " + e.getMessage());
-      return;
+    if (plans.start(next, done)) {
+      afterChange();
     }
-    plan = next;
-    planDone = done;
-    StringBuilder stages = new StringBuilder();
-    for (JobPlan.Stage stage : plan.stages()) {
-      stages.append(stages.length() == 0 ? "" : ", ").append(stage.name()).append(" (")
-          .append(stage.tasks()).append(stage.isInput() ? " map" : " reduce").append(" tasks")
-          .append(stage.isInput() ? "" : " over stages " + stage.parents()).append(")");
-    }
-    LOG.info("Plan {}: {} stages: {}", plan.name(), plan.stages().size(), stages);
-    events.record("planStart", "plan", plan.name(), "stages", plan.stages().size(), "tasks",
-        plan.totalTasks());
-    scheduler.runPlan(plan);
-    afterChange();
   }
 
   private void handle(Channel channel, RpcMessage message) {
@@ -580,7 +563,7 @@ public final class Driver implements AutoCloseable {
     }
     long now = clock.getAsLong();
     removeSilentExecutors(now);
-    if (scheduler == null || (plan == null && stream == null)) {
+    if (scheduler == null || (plans.plan() == null && stream == null)) {
       return; // no demand to act on before the first plan starts
     }
     if (scheduler.findStragglers()) {
@@ -665,54 +648,22 @@ public final class Driver implements AutoCloseable {
       Channel channel = executors.channel(a.executorId());
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
     }
-    if (!streamAllocates() && (plan != null || stream != null)
+    if (!streamAllocates() && (plans.plan() != null || stream != null)
         && scheduler.tasksSubmitted() != submittedAtEvaluation) {
       // A stage was submitted: the policy sees its tasks now, not at the next tick (up to
       // 100 ms later), so a backlog's first request goes out at once.
       evaluateBatchPolicy(clock.getAsLong());
     }
-    if (planDone != null && scheduler.failure().isPresent()) {
-      endPlan(scheduler.failure().get());
-    } else if (planDone != null && scheduler.isDone()) {
-      try {
-        JobOutput.commit(conf, plan.outputPath());
-        tasksOfPlans += scheduler.tasksTotal();
-        events.record("planEnd", "plan", plan.name(), "succeeded", true);
-        endPlan(null);
-      } catch (IOException e) {
-        endPlan("committing the output of " + plan.name() + " failed: " + e.getMessage());
-      }
-    }
+    plans.endIfOver();
     updateStatus();
-  }
-
-  /** Completes the running plan: null on success (output committed), else why it failed. */
-  private void endPlan(String failure) {
-    if (failure != null) {
-      abortOutput();
-      events.record("planEnd", "plan", plan.name(), "succeeded", false);
-    }
-    CompletableFuture<String> done = planDone;
-    planDone = null;
-    done.complete(failure);
-  }
-
-  /** A failed plan leaves no output: what its tasks committed is deleted. */
-  private void abortOutput() {
-    try {
-      JobOutput.abort(conf, plan.outputPath());
-    } catch (IOException e) {
-      LOG.warn("Could not delete the output {} of failed plan {}", plan.outputPath(),
-          plan.name(), e);
-    }
   }
 
   private void finish(JobResult jobResult) {
     if (result.isDone()) {
       return;
     }
-    if (planDone != null) {
-      endPlan(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
+    if (plans != null) {
+      plans.endIfRunning(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
     }
     LOG.info("Job {}: {}", jobResult.state().text(), jobResult.diagnostics());
     events.record("jobEnd", "succeeded", jobResult.succeeded(), "diagnostics",
@@ -728,9 +679,10 @@ public final class Driver implements AutoCloseable {
   }
 
   private void updateStatus() {
-    if (scheduler == null || (plan == null && stream == null)) {
+    if (scheduler == null || (plans.plan() == null && stream == null)) {
       return;
     }
+    JobPlan plan = plans.plan();
     int total = plan == null ? 0 : scheduler.tasksTotal();
     status = new JobStatus(plan == null ? TideOptions.JOB.get(conf) : plan.name(),
         plan == null ? 0 : scheduler.stageIndex(), plan == null ? 0 : scheduler.stageCount(),
