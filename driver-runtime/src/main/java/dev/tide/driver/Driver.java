@@ -604,9 +604,8 @@ public final class Driver implements AutoCloseable {
         policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
             executors.starting(), policy.targetExecutors(),
             allocationClient.grantableExecutors()));
-    BatchAllocationPolicy.Decision decision = policy.evaluate(now, new BatchAllocationPolicy.Load(
-        scheduler.pendingTasks(), scheduler.runningTasks(), active, scheduler.idleExecutors(),
-        forecast, scheduler.tasksSubmitted()));
+    BatchAllocationPolicy.Decision decision = policy.evaluate(now,
+        BatchAllocationPolicy.Load.of(scheduler, forecast));
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
     // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {

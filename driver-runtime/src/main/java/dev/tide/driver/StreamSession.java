@@ -1,5 +1,6 @@
 package dev.tide.driver;
 
+import dev.tide.driver.alloc.IdleExecutor;
 import dev.tide.driver.alloc.StreamingAllocationPolicy;
 import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.events.EventLog;
@@ -215,8 +216,8 @@ final class StreamSession {
             waitingRecords, executors, starting, lastTarget));
     List<String> remove = new java.util.ArrayList<>();
     scheduler.idleExecutors().stream()
-        .sorted(java.util.Comparator.comparing(JobScheduler.IdleExecutor::hasCachedBlocks)
-            .thenComparingLong(JobScheduler.IdleExecutor::idleSinceMillis))
+        .sorted(java.util.Comparator.comparing(IdleExecutor::hasCachedBlocks)
+            .thenComparingLong(IdleExecutor::idleSinceMillis))
         .limit(d.remove())
         .forEach(e -> remove.add(e.executorId()));
     int target = d.target();

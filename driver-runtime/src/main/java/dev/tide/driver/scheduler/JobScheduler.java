@@ -1,5 +1,8 @@
 package dev.tide.driver.scheduler;
 
+import dev.tide.driver.alloc.IdleExecutor;
+import dev.tide.driver.alloc.SchedulerView;
+import dev.tide.driver.alloc.StageOutlook;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
@@ -29,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: the driver's event loop owns it. Time comes from the injected clock.
  */
-public final class JobScheduler {
+public final class JobScheduler implements SchedulerView {
   private static final Logger LOG = LoggerFactory.getLogger(JobScheduler.class);
 
   private JobPlan plan;
@@ -95,18 +98,6 @@ public final class JobScheduler {
 
   /** A task handed to an executor. */
   public record Assignment(String executorId, TaskDescription task) {}
-
-  /**
-   * An executor with no running task, and since when.
-   *
-   * @param hasCachedBlocks whether it holds blocks of a cached dataset (kept until
-   *     {@code cachedExecutorIdleTimeout} by the allocation policy)
-   */
-  public record IdleExecutor(String executorId, long idleSinceMillis, boolean hasCachedBlocks) {
-    public IdleExecutor(String executorId, long idleSinceMillis) {
-      this(executorId, idleSinceMillis, false);
-    }
-  }
 
   public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts, LongSupplier clock,
       EventLog events) {
