@@ -138,19 +138,21 @@ class DriverTest {
     }
   }
 
-  private EventLine awaitEvent(String name) throws InterruptedException {
+  /** Waits, polling, until {@code condition} holds; fails naming {@code what} after the deadline. */
+  private void await(java.util.function.BooleanSupplier condition, String what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (System.nanoTime() < deadline) {
-      synchronized (events) {
-        for (EventLine e : events) {
-          if (e.event().equals(name)) {
-            return e;
-          }
-        }
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(what + " not within " + WAIT_SECONDS + " s: " + events);
       }
       Thread.sleep(10); // polling interval of a deadline-bounded wait
     }
-    throw new AssertionError("no " + name + " event within " + WAIT_SECONDS + " s: " + events);
+  }
+
+  private EventLine awaitEvent(String name) throws InterruptedException {
+    await(() -> !events(name).isEmpty(), "a " + name + " event");
+    return events(name).get(0);
   }
 
   private List<EventLine> events(String name) {
@@ -322,10 +324,7 @@ class DriverTest {
     driver.executorLaunched("1", "localhost", 7337);
     executor.next(RpcMessage.LaunchTask.class);
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (driver.status().runningTasks() < 1 && System.nanoTime() < deadline) {
-      Thread.sleep(10); // polling interval of a deadline-bounded wait
-    }
+    await(() -> driver.status().runningTasks() == 1, "a running task in the status");
     JobStatus status = driver.status();
     assertEquals("sleep", status.jobName());
     assertEquals(1, status.runningTasks());
