@@ -2,7 +2,6 @@ package dev.tide.driver;
 
 import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
-import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
@@ -48,14 +47,18 @@ import org.slf4j.LoggerFactory;
  * ends), then {@link #close()}. The cluster side reports executor launches and exits through
  * {@link #executorLaunched} and {@link #executorExited}. Threading: one event-loop thread owns
  * all scheduling state; RPC callbacks and the public methods post work to it.
+ *
+ * <p>The driver coordinates its parts on that thread: the {@link ExecutorRegistry} (launched and
+ * registered executors, their channels and heartbeats), the {@code JobScheduler} (stages and task
+ * assignment), the {@link PlanRunner} (a plan's output and end) and, for a streaming job, the
+ * {@link StreamSession} (its batches); itself it keeps the RPC, the tick, the batch allocation
+ * policy's evaluation, the job's start and end and its status.
  */
 public final class Driver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
   private static final long TICK_MILLIS = 100;
   /** The period of the driver's tick (the batch policy's evaluation, the status, the timeline). */
   private long tickMillis = TICK_MILLIS;
-  /** Tasks submitted as of the batch policy's last evaluation. */
-  private long submittedAtEvaluation = -1;
   private static final long TIMELINE_MILLIS = 1000;
   /**
    * The key under which the client names the application's staging directory in the job's
@@ -73,7 +76,8 @@ public final class Driver implements AutoCloseable {
   private final ScheduledExecutorService loop;
   private final RpcChannels rpc = new RpcChannels("tide-driver-rpc");
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
-  private final BatchAllocationPolicy policy;
+  /** The target asked of the cluster: the batch policy's, or a streaming policy's. */
+  private final ExecutorTarget target;
   private final int maxAttempts;
   private final AtomicLong tasksSucceeded = new AtomicLong();
   /** Owned by the event loop (two sets in it are read from any thread). */
@@ -87,8 +91,6 @@ public final class Driver implements AutoCloseable {
   private java.util.function.Consumer<dev.tide.driver.events.EventLine> eventListener;
   /** Tells whether the application that left an output directory behind still runs. */
   private volatile ApplicationLiveness liveness = ApplicationLiveness.UNKNOWN;
-  private int lastTarget = -1;
-  private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
   /** What runs a streaming job's batches; null for a batch job. */
   private StreamSession stream;
@@ -107,7 +109,9 @@ public final class Driver implements AutoCloseable {
     this.allocationClient = allocationClient;
     this.clock = clock;
     // The allocation client also reports the cluster's headroom (for rampUp=headroom).
-    this.policy = BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient);
+    this.target = new ExecutorTarget(
+        BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient),
+        allocationClient);
     this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
     this.executors = new ExecutorRegistry(ExecutorHeartbeats.from(conf));
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -332,7 +336,7 @@ public final class Driver implements AutoCloseable {
           + (e instanceof LinkageError ? ThrowableSummary.of(e) : e.getMessage())));
       return;
     }
-    AllocationSettings s = policy.settings();
+    AllocationSettings s = target.policy().settings();
     LOG.info("Job {}: {}", jobName, s.describe());
     events.record("jobStart", "app", appId, "job", jobName, "user", currentUser());
     events.record("settings", settingsShown());
@@ -379,13 +383,12 @@ public final class Driver implements AutoCloseable {
 
     @Override
     public int target() {
-      return lastTarget;
+      return target.last();
     }
 
     @Override
-    public void requestTarget(int target) {
-      lastTarget = target;
-      allocationClient.requestTotalExecutors(target, 0, Map.of());
+    public void requestTarget(int executors) {
+      target.request(executors);
     }
 
     @Override
@@ -530,7 +533,7 @@ public final class Driver implements AutoCloseable {
     Long allocatedAt = executors.added(id);
     if (allocatedAt != null) {
       // Allocation to registration: the start latency the batch policy plans with.
-      policy.executorStarted(clock.getAsLong() - allocatedAt);
+      target.policy().executorStarted(clock.getAsLong() - allocatedAt);
     }
     events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
@@ -574,7 +577,7 @@ public final class Driver implements AutoCloseable {
     }
     if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
       lastTimelineMillis = now;
-      events.record("timeline", "target", lastTarget, "executors", scheduler.activeExecutors(),
+      events.record("timeline", "target", target.last(), "executors", scheduler.activeExecutors(),
           "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
     }
     updateStatus();
@@ -598,28 +601,10 @@ public final class Driver implements AutoCloseable {
   }
 
   private void evaluateBatchPolicy(long now) {
-    submittedAtEvaluation = scheduler.tasksSubmitted();
-    int active = scheduler.activeExecutors();
-    DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
-        policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
-            executors.starting(), policy.targetExecutors(),
-            allocationClient.grantableExecutors()));
-    BatchAllocationPolicy.Decision decision = policy.evaluate(now,
-        BatchAllocationPolicy.Load.of(scheduler, forecast));
-    Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
-    // The policy logs each change of its target; the first request sends the initial target.
-    if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
-      if (decision.targetExecutors() != Math.max(lastTarget, 0)) {
-        events.record("targetChanged", "from", Math.max(lastTarget, 0), "target",
-            decision.targetExecutors(), "reason", policy.reason());
-      }
-      lastTarget = decision.targetExecutors();
-      lastHints = hints;
-      allocationClient.requestTotalExecutors(lastTarget, scheduler.localityAwareTasks(), hints);
-    }
-    if (!decision.executorsToRemove().isEmpty()) {
-      LOG.info("Removing idle executors {}", decision.executorsToRemove());
-      removeExecutors(decision.executorsToRemove(), "idle; removed by dynamic allocation");
+    List<String> idle = target.evaluate(now, scheduler, executors.starting(), events);
+    if (!idle.isEmpty()) {
+      LOG.info("Removing idle executors {}", idle);
+      removeExecutors(idle, "idle; removed by dynamic allocation");
     }
   }
 
@@ -648,7 +633,7 @@ public final class Driver implements AutoCloseable {
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
     }
     if (!streamAllocates() && (plans.plan() != null || stream != null)
-        && scheduler.tasksSubmitted() != submittedAtEvaluation) {
+        && target.newSubmissions(scheduler)) {
       // A stage was submitted: the policy sees its tasks now, not at the next tick (up to
       // 100 ms later), so a backlog's first request goes out at once.
       evaluateBatchPolicy(clock.getAsLong());
@@ -687,7 +672,7 @@ public final class Driver implements AutoCloseable {
         plan == null ? 0 : scheduler.stageIndex(), plan == null ? 0 : scheduler.stageCount(),
         plan == null ? 0 : scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
-        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
+        Math.max(target.last(), 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
         stream == null ? "" : stream.line(), scheduler.damagedMapOutputs());
   }
 
