@@ -309,6 +309,7 @@ class DriverTest {
     }
 
     assertEquals("idle; removed by dynamic allocation", told.get().reason());
+    await(() -> !killed.isEmpty(), "the release of the idle executor's container");
     assertEquals(List.of("2"), List.copyOf(killed));
     EventLine removal = awaitEvent("executorIdleRemoval");
     assertEquals("2", removal.get("executor"));
