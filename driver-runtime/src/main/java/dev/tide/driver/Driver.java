@@ -2,10 +2,7 @@ package dev.tide.driver;
 
 import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
-import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
-import dev.tide.driver.alloc.StreamingAllocationPolicy;
-import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.JobArgs;
@@ -31,12 +28,9 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,7 +38,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,14 +51,18 @@ import org.slf4j.LoggerFactory;
  * ends), then {@link #close()}. The cluster side reports executor launches and exits through
  * {@link #executorLaunched} and {@link #executorExited}. Threading: one event-loop thread owns
  * all scheduling state; RPC callbacks and the public methods post work to it.
+ *
+ * <p>The driver coordinates its parts on that thread: the {@link ExecutorRegistry} (launched and
+ * registered executors, their channels and heartbeats), the {@code JobScheduler} (stages and task
+ * assignment), the {@link PlanRunner} (a plan's output and end) and, for a streaming job, the
+ * {@link StreamSession} (its batches); itself it keeps the RPC, the tick, the batch allocation
+ * policy's evaluation, the job's start and end and its status.
  */
 public final class Driver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
   private static final long TICK_MILLIS = 100;
   /** The period of the driver's tick (the batch policy's evaluation, the status, the timeline). */
   private long tickMillis = TICK_MILLIS;
-  /** Tasks submitted as of the batch policy's last evaluation. */
-  private long submittedAtEvaluation = -1;
   private static final long TIMELINE_MILLIS = 1000;
   /**
    * The key under which the client names the application's staging directory in the job's
@@ -83,43 +80,25 @@ public final class Driver implements AutoCloseable {
   private final ScheduledExecutorService loop;
   private final RpcChannels rpc = new RpcChannels("tide-driver-rpc");
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
-  private final BatchAllocationPolicy policy;
+  /** The target asked of the cluster: the batch policy's, or a streaming policy's. */
+  private final ExecutorTarget target;
   private final int maxAttempts;
   private final AtomicLong tasksSucceeded = new AtomicLong();
-  /** Owned by the event loop: when each registered executor was last heard from. */
-  private final ExecutorHeartbeats heartbeats;
+  /** Owned by the event loop (two sets in it are read from any thread). */
+  private final ExecutorRegistry executors;
 
   // Owned by the event loop.
-  private final Map<String, Channel> registered = new HashMap<>();
-  private final Map<Channel, String> channelToExecutor = new HashMap<>();
-  private final Map<String, InetSocketAddress> launched = new HashMap<>();
-  /** Executor -> when its container was allocated, until it is added. */
-  private final Map<String, Long> allocatedAtMillis = new HashMap<>();
   private JobScheduler scheduler;
-  private JobPlan plan;
-  /** Completed when the running plan ends (null: succeeded); null between plans. */
-  private CompletableFuture<String> planDone;
-  private long tasksOfPlans;
+  /** Runs the job's plans through the scheduler; made with it when the job starts. */
+  private PlanRunner plans;
   private EventLog events = EventLog.disabled();
   private java.util.function.Consumer<dev.tide.driver.events.EventLine> eventListener;
   /** Tells whether the application that left an output directory behind still runs. */
   private volatile ApplicationLiveness liveness = ApplicationLiveness.UNKNOWN;
-  private int lastTarget = -1;
-  private Map<String, Integer> lastHints = Map.of();
   private long lastTimelineMillis;
-  /** A streaming job's policy when tide.streaming.dynamicAllocation is on; else null. */
-  private StreamingAllocationPolicy streamingPolicy;
-  private boolean streaming;
-  private String streamLine = "";
-  private String lastBatch = "";
-  private long batchesDone;
-  /** Executors added or removed so far: a batch during which it changed is not measured. */
-  private long executorChanges;
+  /** What runs a streaming job's batches; null for a batch job. */
+  private StreamSession stream;
   private volatile JobStatus status;
-  /** Every executor id that ever registered; read by the AM's launch watchdog. */
-  private final Set<String> everRegistered = ConcurrentHashMap.newKeySet();
-  /** Every executor id that has gone; written by the event loop, read by the AM's allocator. */
-  private final Set<String> removed = ConcurrentHashMap.newKeySet();
   /** See {@link #showSubmissionSettings}. */
   private volatile List<dev.tide.conf.ConfigOption<?>> submissionSettings = List.of();
 
@@ -136,9 +115,11 @@ public final class Driver implements AutoCloseable {
     this.allocationClient = allocationClient;
     this.clock = clock;
     // The allocation client also reports the cluster's headroom (for rampUp=headroom).
-    this.policy = BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient);
+    this.target = new ExecutorTarget(
+        BatchAllocationPolicy.create(AllocationSettings.from(conf), allocationClient),
+        allocationClient);
     this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
-    this.heartbeats = ExecutorHeartbeats.from(conf);
+    this.executors = new ExecutorRegistry(ExecutorHeartbeats.from(conf));
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tide-driver");
       t.setDaemon(true);
@@ -238,8 +219,7 @@ public final class Driver implements AutoCloseable {
       long sinceAllocationMillis) {
     long allocatedAt = clock.getAsLong() - Math.max(0, sinceAllocationMillis);
     post(() -> {
-      launched.put(executorId, InetSocketAddress.createUnresolved(host, shufflePort));
-      allocatedAtMillis.put(executorId, allocatedAt);
+      executors.launched(executorId, host, shufflePort, allocatedAt);
       addIfReady(executorId);
     });
   }
@@ -249,7 +229,7 @@ public final class Driver implements AutoCloseable {
    * also after the executor is gone. Unknown ids: false. Non-blocking; safe from any thread.
    */
   public boolean isExecutorRegistered(String executorId) {
-    return everRegistered.contains(executorId);
+    return executors.isRegistered(executorId);
   }
 
   /**
@@ -257,7 +237,7 @@ public final class Driver implements AutoCloseable {
    * cluster side reported its exit. Unknown ids: false. Non-blocking; safe from any thread.
    */
   public boolean isExecutorGone(String executorId) {
-    return removed.contains(executorId);
+    return executors.isGone(executorId);
   }
 
   /**
@@ -316,7 +296,7 @@ public final class Driver implements AutoCloseable {
   @Override
   public void close() {
     post(() -> {
-      for (Channel channel : registered.values()) {
+      for (Channel channel : executors.channels()) {
         RpcChannels.send(channel, new RpcMessage.Shutdown("application " + appId + " ended"));
       }
       events.close();
@@ -371,26 +351,29 @@ public final class Driver implements AutoCloseable {
           + (e instanceof LinkageError ? ThrowableSummary.of(e) : e.getMessage())));
       return;
     }
-    AllocationSettings s = policy.settings();
+    AllocationSettings s = target.policy().settings();
     LOG.info("Job {}: {}", jobName, s.describe());
     events.record("jobStart", "app", appId, "job", jobName, "user", currentUser());
     events.record("settings", settingsShown());
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
-    for (String id : registered.keySet()) {
+    plans = new PlanRunner(conf, appId, () -> liveness, scheduler, events);
+    for (String id : executors.registeredIds()) {
       addIfReady(id);
     }
     PlanSession session = new PlanSession(context,
         (plan, done) -> post(() -> startPlan(plan, done)));
     if (job instanceof StreamingJob streamingJob) {
+      stream = new StreamSession(conf, scheduler, executors, events, clock, session,
+          new StreamHost());
       try {
-        startStream();
+        stream.start();
       } catch (IllegalArgumentException e) {
         finish(JobResult.failure("job " + jobName + " could not start: " + e.getMessage()));
         return;
       }
-      StreamRunner runner = new StreamRunner(streamingJob, new StreamHooks(session));
+      StreamRunner runner = new StreamRunner(streamingJob, stream.hooks());
       Thread jobThread = new Thread(() -> runOnJobThread(jobName, runner::run),
           "tide-stream");
       jobThread.setDaemon(true);
@@ -399,158 +382,38 @@ public final class Driver implements AutoCloseable {
     }
     Thread jobThread = new Thread(() -> runOnJobThread(jobName, () -> {
       job.run(session);
-      return "job " + jobName + " finished: " + tasksOfPlans + " tasks in "
+      return "job " + jobName + " finished: " + plans.tasksOfPlans() + " tasks in "
           + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans");
     }), "tide-job");
     jobThread.setDaemon(true);
     jobThread.start();
   }
 
-  /**
-   * A streaming job: with tide.streaming.dynamicAllocation on, its policy replaces the batch
-   * policy and the initial executors are asked for now, before the first batch.
-   */
-  private void startStream() {
-    streaming = true;
-    StreamingSettings.checkNotBothEnabled(conf);
-    StreamingSettings settings = StreamingSettings.from(conf);
-    LOG.info("Streaming job: {}", settings.describe());
-    streamLine = "waiting for the first batch";
-    if (settings.enabled()) {
-      streamingPolicy = StreamingAllocationPolicy.create(settings);
-      lastTarget = settings.initialExecutors();
-      allocationClient.requestTotalExecutors(lastTarget, 0, Map.of());
-    }
-  }
-
-  /** The driver's side of a stream: each call runs on the event loop; the caller waits. */
-  private final class StreamHooks implements StreamDriver {
-    private final PlanSession session;
-
-    StreamHooks(PlanSession session) {
-      this.session = session;
+  /** What a stream asks of the driver: the event loop, the executor target, removals. */
+  private final class StreamHost implements StreamSession.Host {
+    @Override
+    public <T> T call(Supplier<T> work) throws InterruptedException {
+      return Driver.this.call(work);
     }
 
     @Override
-    public JobContext context() {
-      return session.context();
+    public int target() {
+      return target.last();
     }
 
     @Override
-    public long now() {
-      return clock.getAsLong();
+    public void requestTarget(int executors) {
+      target.request(executors);
     }
 
     @Override
-    public void batchSubmitted(long batchTime, long records, int waitingBatches,
-        long waitingRecords) throws InterruptedException {
-      call(() -> {
-        sizeForBatch(batchTime, waitingBatches, waitingRecords);
-        events.record("batchSubmitted", "batch", batchTime, "records", records,
-            "waitingBatches", waitingBatches, "target", lastTarget);
-        streamLine = "batch " + batchTime + " submitted, " + batchesDone + " done" + lastBatch;
-        updateStatus();
-        return null;
-      });
+    public void removeExecutors(List<String> executorIds, String why) {
+      Driver.this.removeExecutors(executorIds, why);
     }
 
     @Override
-    public void batchStarted(long batchTime, long schedulingDelayMillis)
-        throws InterruptedException {
-      call(() -> {
-        events.record("batchStarted", "batch", batchTime, "schedulingDelayMs",
-            schedulingDelayMillis);
-        streamLine = "batch " + batchTime + " running, " + batchesDone + " done" + lastBatch;
-        updateStatus();
-        return null;
-      });
-    }
-
-    @Override
-    public PlanMeasure runPlan(JobPlan plan)
-        throws JobSession.JobFailedException, InterruptedException {
-      long[] before = call(() -> new long[] {scheduler == null ? 0 : scheduler.taskMillis(),
-          executorChanges, scheduler == null ? 0 : scheduler.activeExecutors()});
-      session.run(plan);
-      long[] after = call(() -> new long[] {scheduler.taskMillis(), executorChanges});
-      return new PlanMeasure((after[0] - before[0]) / 1000.0, (int) before[2],
-          after[1] != before[1]);
-    }
-
-    @Override
-    public void batchCompleted(StreamingAllocationPolicy.CompletedBatch batch)
-        throws InterruptedException {
-      call(() -> {
-        batchesDone++;
-        if (streamingPolicy != null) {
-          streamingPolicy.batchCompleted(batch);
-        }
-        int executors = scheduler == null ? 0 : scheduler.activeExecutors();
-        LOG.info("Batch {} completed: {} records in {} ms (scheduling delay {} ms{}),"
-            + " executors {} (target {})", batch.batchTimeMillis(), batch.records(),
-            batch.processingMillis(), batch.schedulingDelayMillis(),
-            batch.delayed() ? ", delayed" : "", executors, lastTarget);
-        events.record("batchCompleted", "batch", batch.batchTimeMillis(), "records",
-            batch.records(), "processingMs", batch.processingMillis(), "schedulingDelayMs",
-            batch.schedulingDelayMillis(), "delayed", batch.delayed(), "taskSeconds",
-            Math.round(batch.taskSeconds() * 1000) / 1000.0, "executors", executors, "target",
-            lastTarget);
-        lastBatch = ", last " + batch.records() + " records in " + batch.processingMillis()
-            + " ms (delay " + batch.schedulingDelayMillis() + " ms)";
-        streamLine = batchesDone + " batches done" + lastBatch;
-        updateStatus();
-        return null;
-      });
-    }
-
-    @Override
-    public boolean stopRequested() {
-      String staging = conf.get(STAGING_APP_DIR_KEY, "");
-      if (staging.isEmpty()) {
-        return false;
-      }
-      Path marker = new Path(staging, STOP_MARKER);
-      try {
-        return marker.getFileSystem(conf).exists(marker);
-      } catch (IOException e) {
-        LOG.warn("Could not check for the stop marker {}", marker, e);
-        return false;
-      }
-    }
-  }
-
-  /**
-   * Before a batch: the streaming policy (if on) sets the target; executors it removes are
-   * chosen idle and without cached blocks first, marked pending-to-remove and killed.
-   */
-  private void sizeForBatch(long batchTime, int waitingBatches, long waitingRecords) {
-    if (streamingPolicy == null || scheduler == null) {
-      return;
-    }
-    int executors = scheduler.activeExecutors();
-    int starting = Math.max(0, lastTarget - executors);
-    StreamingAllocationPolicy.Decision d = streamingPolicy.beforeBatch(
-        new StreamingAllocationPolicy.BeforeBatch(clock.getAsLong(), batchTime, waitingBatches,
-            waitingRecords, executors, starting, lastTarget));
-    List<String> remove = new java.util.ArrayList<>();
-    scheduler.idleExecutors().stream()
-        .sorted(java.util.Comparator.comparing(JobScheduler.IdleExecutor::hasCachedBlocks)
-            .thenComparingLong(JobScheduler.IdleExecutor::idleSinceMillis))
-        .limit(d.remove())
-        .forEach(e -> remove.add(e.executorId()));
-    int target = d.target();
-    if (target != lastTarget || !remove.isEmpty()) {
-      LOG.info("Streaming allocation before batch {}: target {} -> {}{}: {}", batchTime,
-          lastTarget, target, remove.isEmpty() ? "" : ", removing " + remove, d.reason());
-      events.record("streamingAllocation", "batch", batchTime, "from", lastTarget, "target",
-          target, "remove", remove.size(), "reason", d.reason());
-    }
-    if (target != lastTarget) {
-      lastTarget = target;
-      allocationClient.requestTotalExecutors(target, 0, Map.of());
-    }
-    if (!remove.isEmpty()) {
-      removeExecutors(remove, "removed by streaming dynamic allocation");
+    public void statusChanged() {
+      updateStatus();
     }
   }
 
@@ -628,38 +491,19 @@ public final class Driver implements AutoCloseable {
     post(() -> finish(result));
   }
 
-  /** On the event loop: prepares the plan's output and hands the plan to the scheduler. */
+  /** On the event loop: starts the job's next plan, unless the application is ending. */
   private void startPlan(JobPlan next, CompletableFuture<String> done) {
     if (result.isDone()) {
       done.complete("the application is ending");
       return;
     }
-    try {
-      JobOutput.prepare(conf, next.outputPath(), appId, liveness);
-    } catch (IOException e) {
-      done.complete("plan " + next.name() + " could not start: " + e.getMessage());
-      return;
+    if (plans.start(next, done)) {
+      afterChange();
     }
-    plan = next;
-    planDone = done;
-    StringBuilder stages = new StringBuilder();
-    for (JobPlan.Stage stage : plan.stages()) {
-      stages.append(stages.length() == 0 ? "" : ", ").append(stage.name()).append(" (")
-          .append(stage.tasks()).append(stage.isInput() ? " map" : " reduce").append(" tasks")
-          .append(stage.isInput() ? "" : " over stages " + stage.parents()).append(")");
-    }
-    LOG.info("Plan {}: {} stages: {}", plan.name(), plan.stages().size(), stages);
-    events.record("planStart", "plan", plan.name(), "stages", plan.stages().size(), "tasks",
-        plan.totalTasks());
-    scheduler.runPlan(plan);
-    afterChange();
   }
 
   private void handle(Channel channel, RpcMessage message) {
-    String from = channelToExecutor.get(channel);
-    if (from != null) {
-      heartbeats.heard(from, clock.getAsLong());
-    }
+    String from = executors.heardFrom(channel, clock.getAsLong());
     if (message instanceof RpcMessage.RegisterExecutor m) {
       register(channel, m);
     } else if (message instanceof RpcMessage.Heartbeat m) {
@@ -683,15 +527,12 @@ public final class Driver implements AutoCloseable {
 
   private void register(Channel channel, RpcMessage.RegisterExecutor m) {
     String id = m.executorId();
-    if (registered.containsKey(id) || removed.contains(id) || result.isDone()) {
-      RpcChannels.send(channel, new RpcMessage.RegisterRejected("executor " + id
-          + (result.isDone() ? ": the job is over" : " is already registered or was removed")));
+    String refusal = executors.refusal(id, result.isDone());
+    if (refusal != null) {
+      RpcChannels.send(channel, new RpcMessage.RegisterRejected(refusal));
       return;
     }
-    registered.put(id, channel);
-    everRegistered.add(id);
-    channelToExecutor.put(channel, id);
-    heartbeats.registered(id, m.host(), clock.getAsLong());
+    executors.registered(id, channel, m.host(), clock.getAsLong());
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
     LOG.info("Executor {} registered from {} ({} cores, {} ms after its JVM started)", id,
         m.host(), m.cores(), m.startupMillis());
@@ -701,24 +542,23 @@ public final class Driver implements AutoCloseable {
   }
 
   private void addIfReady(String id) {
-    InetSocketAddress shuffle = launched.get(id);
-    if (scheduler == null || shuffle == null || !registered.containsKey(id)) {
+    InetSocketAddress shuffle = executors.readyShuffleAddress(id);
+    if (scheduler == null || shuffle == null) {
       return;
     }
     scheduler.executorAdded(id, shuffle.getHostString(), shuffle.getPort());
-    Long allocatedAt = allocatedAtMillis.remove(id);
+    Long allocatedAt = executors.added(id);
     if (allocatedAt != null) {
       // Allocation to registration: the start latency the batch policy plans with.
-      policy.executorStarted(clock.getAsLong() - allocatedAt);
+      target.policy().executorStarted(clock.getAsLong() - allocatedAt);
     }
-    executorChanges++;
     events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
     afterChange();
   }
 
   private void channelClosed(Channel channel) {
-    String id = channelToExecutor.remove(channel);
+    String id = executors.channelClosed(channel);
     if (id != null) {
       boolean told = scheduler != null && scheduler.isPendingRemoval(id);
       executorGone(id, told ? "removed as idle; it exited"
@@ -727,17 +567,7 @@ public final class Driver implements AutoCloseable {
   }
 
   private void executorGone(String id, String reason) {
-    boolean known = registered.containsKey(id) || launched.containsKey(id);
-    Channel channel = registered.remove(id);
-    if (channel != null) {
-      channelToExecutor.remove(channel);
-      channel.close();
-    }
-    launched.remove(id);
-    allocatedAtMillis.remove(id);
-    heartbeats.removed(id);
-    if (known && removed.add(id)) {
-      executorChanges++;
+    if (executors.remove(id)) {
       LOG.info("Executor {} removed: {}", id, reason);
       events.record("executorRemoved", "executor", id, "reason", reason);
     }
@@ -753,18 +583,18 @@ public final class Driver implements AutoCloseable {
     }
     long now = clock.getAsLong();
     removeSilentExecutors(now);
-    if (scheduler == null || (plan == null && !streaming)) {
+    if (scheduler == null || (plans.plan() == null && stream == null)) {
       return; // no demand to act on before the first plan starts
     }
     if (scheduler.findStragglers()) {
       afterChange(); // their speculative attempts go to free slots now
     }
-    if (streamingPolicy == null) {
+    if (!streamAllocates()) {
       evaluateBatchPolicy(now);
     }
     if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
       lastTimelineMillis = now;
-      events.record("timeline", "target", lastTarget, "executors", scheduler.activeExecutors(),
+      events.record("timeline", "target", target.last(), "executors", scheduler.activeExecutors(),
           "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
     }
     updateStatus();
@@ -775,8 +605,8 @@ public final class Driver implements AutoCloseable {
    * again, what they send later is ignored) and their containers released, counted as failed.
    */
   private void removeSilentExecutors(long now) {
-    for (ExecutorHeartbeats.Silent s : heartbeats.expire(now)) {
-      String reason = heartbeats.reason(s);
+    for (ExecutorHeartbeats.Silent s : executors.expire(now)) {
+      String reason = executors.reason(s);
       LOG.warn("Executor {} on {} lost: no heartbeat for {} s (more than {} = {} ms); releasing"
           + " its container and running its tasks again", s.executorId(), s.host(),
           ExecutorHeartbeats.silentSeconds(s), TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(),
@@ -788,29 +618,10 @@ public final class Driver implements AutoCloseable {
   }
 
   private void evaluateBatchPolicy(long now) {
-    submittedAtEvaluation = scheduler.tasksSubmitted();
-    int active = scheduler.activeExecutors();
-    DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
-        policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
-            allocatedAtMillis.size(), policy.targetExecutors(),
-            allocationClient.grantableExecutors()));
-    BatchAllocationPolicy.Decision decision = policy.evaluate(now, new BatchAllocationPolicy.Load(
-        scheduler.pendingTasks(), scheduler.runningTasks(), active, scheduler.idleExecutors(),
-        forecast, scheduler.tasksSubmitted()));
-    Map<String, Integer> hints = scheduler.hostToLocalTaskCount();
-    // The policy logs each change of its target; the first request sends the initial target.
-    if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
-      if (decision.targetExecutors() != Math.max(lastTarget, 0)) {
-        events.record("targetChanged", "from", Math.max(lastTarget, 0), "target",
-            decision.targetExecutors(), "reason", policy.reason());
-      }
-      lastTarget = decision.targetExecutors();
-      lastHints = hints;
-      allocationClient.requestTotalExecutors(lastTarget, scheduler.localityAwareTasks(), hints);
-    }
-    if (!decision.executorsToRemove().isEmpty()) {
-      LOG.info("Removing idle executors {}", decision.executorsToRemove());
-      removeExecutors(decision.executorsToRemove(), "idle; removed by dynamic allocation");
+    List<String> idle = target.evaluate(now, scheduler, executors.starting(), events);
+    if (!idle.isEmpty()) {
+      LOG.info("Removing idle executors {}", idle);
+      removeExecutors(idle, "idle; removed by dynamic allocation");
     }
   }
 
@@ -822,7 +633,7 @@ public final class Driver implements AutoCloseable {
       // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
       // the released container closes its connection and it would exit 1, "driver gone",
       // before the NodeManager's SIGTERM: a failed container in the NodeManager's log.
-      Channel channel = registered.get(id);
+      Channel channel = executors.channel(id);
       if (channel != null) {
         RpcChannels.send(channel, new RpcMessage.Shutdown(why));
       }
@@ -835,57 +646,25 @@ public final class Driver implements AutoCloseable {
       return;
     }
     for (JobScheduler.Assignment a : scheduler.assignTasks()) {
-      Channel channel = registered.get(a.executorId());
+      Channel channel = executors.channel(a.executorId());
       RpcChannels.send(channel, new RpcMessage.LaunchTask(a.task()));
     }
-    if (streamingPolicy == null && (plan != null || streaming)
-        && scheduler.tasksSubmitted() != submittedAtEvaluation) {
+    if (!streamAllocates() && (plans.plan() != null || stream != null)
+        && target.newSubmissions(scheduler)) {
       // A stage was submitted: the policy sees its tasks now, not at the next tick (up to
       // 100 ms later), so a backlog's first request goes out at once.
       evaluateBatchPolicy(clock.getAsLong());
     }
-    if (planDone != null && scheduler.failure().isPresent()) {
-      endPlan(scheduler.failure().get());
-    } else if (planDone != null && scheduler.isDone()) {
-      try {
-        JobOutput.commit(conf, plan.outputPath());
-        tasksOfPlans += scheduler.tasksTotal();
-        events.record("planEnd", "plan", plan.name(), "succeeded", true);
-        endPlan(null);
-      } catch (IOException e) {
-        endPlan("committing the output of " + plan.name() + " failed: " + e.getMessage());
-      }
-    }
+    plans.endIfOver();
     updateStatus();
-  }
-
-  /** Completes the running plan: null on success (output committed), else why it failed. */
-  private void endPlan(String failure) {
-    if (failure != null) {
-      abortOutput();
-      events.record("planEnd", "plan", plan.name(), "succeeded", false);
-    }
-    CompletableFuture<String> done = planDone;
-    planDone = null;
-    done.complete(failure);
-  }
-
-  /** A failed plan leaves no output: what its tasks committed is deleted. */
-  private void abortOutput() {
-    try {
-      JobOutput.abort(conf, plan.outputPath());
-    } catch (IOException e) {
-      LOG.warn("Could not delete the output {} of failed plan {}", plan.outputPath(),
-          plan.name(), e);
-    }
   }
 
   private void finish(JobResult jobResult) {
     if (result.isDone()) {
       return;
     }
-    if (planDone != null) {
-      endPlan(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
+    if (plans != null) {
+      plans.endIfRunning(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
     }
     LOG.info("Job {}: {}", jobResult.state().text(), jobResult.diagnostics());
     events.record("jobEnd", "succeeded", jobResult.succeeded(), "diagnostics",
@@ -895,17 +674,23 @@ public final class Driver implements AutoCloseable {
     result.complete(jobResult);
   }
 
+  /** Whether a streaming policy sizes the executors (the batch policy is then off). */
+  private boolean streamAllocates() {
+    return stream != null && stream.allocates();
+  }
+
   private void updateStatus() {
-    if (scheduler == null || (plan == null && !streaming)) {
+    if (scheduler == null || (plans.plan() == null && stream == null)) {
       return;
     }
+    JobPlan plan = plans.plan();
     int total = plan == null ? 0 : scheduler.tasksTotal();
     status = new JobStatus(plan == null ? TideOptions.JOB.get(conf) : plan.name(),
         plan == null ? 0 : scheduler.stageIndex(), plan == null ? 0 : scheduler.stageCount(),
         plan == null ? 0 : scheduler.tasksDone(), total,
         scheduler.pendingTasks(), scheduler.runningTasks(), scheduler.activeExecutors(),
-        Math.max(lastTarget, 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
-        streamLine, scheduler.damagedMapOutputs());
+        Math.max(target.last(), 0), total == 0 ? 0f : (float) scheduler.tasksDone() / total, "",
+        stream == null ? "" : stream.line(), scheduler.damagedMapOutputs());
   }
 
   private byte[] confBytes() {

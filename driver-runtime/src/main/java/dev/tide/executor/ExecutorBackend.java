@@ -1,7 +1,6 @@
 package dev.tide.executor;
 
 import dev.tide.app.UserClassLoader;
-import dev.tide.driver.conf.TideOptions;
 import dev.tide.rpc.RpcChannels;
 import dev.tide.rpc.RpcListener;
 import dev.tide.rpc.RpcMessage;

@@ -1,6 +1,5 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayDeque;
@@ -100,6 +99,13 @@ public final class BatchAllocationPolicy {
       List<IdleExecutor> idle, DemandForecast.Forecast forecast, long tasksSubmitted) {
     public Load {
       idle = List.copyOf(idle);
+    }
+
+    /** The load {@code scheduler} shows now, with {@code forecast} of the demand to come. */
+    public static Load of(SchedulerView scheduler, DemandForecast.Forecast forecast) {
+      return new Load(scheduler.pendingTasks(), scheduler.runningTasks(),
+          scheduler.activeExecutors(), scheduler.idleExecutors(), forecast,
+          scheduler.tasksSubmitted());
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.driver.scheduler.StageOutlook;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

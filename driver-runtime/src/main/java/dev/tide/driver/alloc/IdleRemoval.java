@@ -1,6 +1,5 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

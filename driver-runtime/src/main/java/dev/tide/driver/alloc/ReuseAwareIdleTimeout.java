@@ -1,6 +1,5 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;

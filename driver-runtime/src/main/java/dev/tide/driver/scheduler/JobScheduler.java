@@ -1,5 +1,8 @@
 package dev.tide.driver.scheduler;
 
+import dev.tide.driver.alloc.IdleExecutor;
+import dev.tide.driver.alloc.SchedulerView;
+import dev.tide.driver.alloc.StageOutlook;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
@@ -9,10 +12,7 @@ import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,30 +24,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The task scheduler of one job: runs the stages of its {@link JobPlan} in dependency order. An
- * input stage's map tasks are queued at once; a shuffle stage's tasks once every output of each
- * parent stage exists. It tracks executors and their free slots, where each stage's outputs are
- * served, attempts per task, and reruns outputs a reduce task could not fetch (and, when a stage
- * needs them again, any outputs lost since).
+ * The stage scheduler of one job (Spark's DAGScheduler): runs the stages of its {@link JobPlan}
+ * in dependency order. An input stage's map tasks are queued at once; a shuffle stage's tasks
+ * once every output of each parent stage exists. It keeps the map-output table (where each
+ * stage's outputs are served), counts failed attempts per task, and reruns outputs a reduce task
+ * could not fetch (and, when a stage needs them again, any outputs lost since). Which queued task
+ * goes to which executor, the running attempts and speculation are {@link TaskAssignment}'s.
  *
  * <p>Not thread-safe: the driver's event loop owns it. Time comes from the injected clock.
  */
-public final class JobScheduler {
+public final class JobScheduler implements SchedulerView {
   private static final Logger LOG = LoggerFactory.getLogger(JobScheduler.class);
 
   private JobPlan plan;
   /** Global id of the current plan's first stage: stage and shuffle ids are unique per app. */
   private int stageBase;
-  private final int slotsPerExecutor;
   private final int maxAttempts;
   private int maxFetchFailures;
   private final int maxFetchFailureRounds;
   private final LongSupplier clock;
   private final EventLog events;
 
-  private final Map<String, ExecutorSlots> executors = new LinkedHashMap<>();
   private final List<StageProgress> stages = new ArrayList<>();
-  private final Map<Long, Running> running = new HashMap<>();
+  /** The executors, their slots and the attempts running on them. */
+  private final TaskAssignment tasks;
   private int fetchFailures;
   /** Map outputs lost because the serving node found them damaged on its disk. */
   private int damagedMapOutputs;
@@ -57,59 +57,15 @@ public final class JobScheduler {
   private final Set<Integer> rerunStages = new HashSet<>();
   private long nextTaskId = 1;
   private String failure;
-  /** Attempts of earlier plans still running: their reports only free their slots. */
-  private final Map<Long, String> strays = new HashMap<>();
-  private final CachedBlocks cachedBlocks = new CachedBlocks();
-  /** Which stragglers get a speculative attempt; null: speculation off. */
-  private SpeculationRule speculation;
 
-  /** An executor as the scheduler sees it. */
-  private static final class ExecutorSlots {
-    final String id;
-    final String host;
-    final int shufflePort;
-    int busy;
-    boolean pendingRemoval;
-    /** It reported running out of heap and exits to be replaced: no new tasks. */
-    boolean exiting;
-    long idleSinceMillis;
-
-    ExecutorSlots(String id, String host, int shufflePort, long now) {
-      this.id = id;
-      this.host = host;
-      this.shufflePort = shufflePort;
-      this.idleSinceMillis = now;
-    }
-  }
-
-  private long taskMillis;
   /** Tasks queued by stage submissions since this scheduler began (reruns not counted). */
   private long tasksSubmitted;
-
-  /**
-   * @param outputsBefore {@link #outputSequence} when it started: outputs set later are ones it
-   *     cannot have read
-   */
-  private record Running(TaskDescription task, String executorId, long startMillis,
-      long outputsBefore) {}
 
   /** Counts outputs set; each output remembers its number ({@link StageProgress#setOutput}). */
   private long outputSequence;
 
   /** A task handed to an executor. */
   public record Assignment(String executorId, TaskDescription task) {}
-
-  /**
-   * An executor with no running task, and since when.
-   *
-   * @param hasCachedBlocks whether it holds blocks of a cached dataset (kept until
-   *     {@code cachedExecutorIdleTimeout} by the allocation policy)
-   */
-  public record IdleExecutor(String executorId, long idleSinceMillis, boolean hasCachedBlocks) {
-    public IdleExecutor(String executorId, long idleSinceMillis) {
-      this(executorId, idleSinceMillis, false);
-    }
-  }
 
   public JobScheduler(JobPlan plan, int slotsPerExecutor, int maxAttempts, LongSupplier clock,
       EventLog events) {
@@ -134,10 +90,10 @@ public final class JobScheduler {
   public JobScheduler(int slotsPerExecutor, int maxAttempts, int maxFetchFailureRounds,
       LongSupplier clock, EventLog events) {
     this.maxFetchFailureRounds = maxFetchFailureRounds;
-    this.slotsPerExecutor = slotsPerExecutor;
     this.maxAttempts = maxAttempts;
     this.clock = clock;
     this.events = events;
+    this.tasks = new TaskAssignment(slotsPerExecutor, clock, events, new PlanStages());
   }
 
   /**
@@ -148,10 +104,7 @@ public final class JobScheduler {
     if (plan != null) {
       stageBase += plan.stages().size();
     }
-    for (Running r : running.values()) {
-      strays.put(r.task().taskId(), r.executorId());
-    }
-    running.clear();
+    tasks.newPlan();
     plan = next;
     stages.clear();
     rerunStages.clear();
@@ -176,7 +129,7 @@ public final class JobScheduler {
 
   /** Turns speculative execution on with this rule ({@code tide.speculation}); null: off. */
   public void speculation(SpeculationRule rule) {
-    this.speculation = rule;
+    tasks.speculation(rule);
   }
 
   /**
@@ -186,238 +139,35 @@ public final class JobScheduler {
    * @return whether a new straggler was found
    */
   public boolean findStragglers() {
-    if (speculation == null || failure != null) {
-      return false;
-    }
-    long now = clock.getAsLong();
-    Map<Integer, List<Running>> byIndex = new HashMap<>();
-    boolean found = false;
-    for (int id = 0; id < stages.size(); id++) {
-      StageProgress stage = stages.get(id);
-      if (!stage.submitted || stage.isComplete()) {
-        continue;
-      }
-      byIndex.clear();
-      for (Running r : running.values()) {
-        if (r.task().stageId() == globalId(id)) {
-          byIndex.computeIfAbsent(r.task().index(), k -> new ArrayList<>()).add(r);
-        }
-      }
-      List<SpeculationRule.RunningTask> alone = new ArrayList<>();
-      for (Map.Entry<Integer, List<Running>> e : byIndex.entrySet()) {
-        int index = e.getKey();
-        if (e.getValue().size() == 1 && !stage.isDone(index) && !stage.speculated.contains(index)
-            && !stage.speculatable.containsKey(index)) {
-          alone.add(new SpeculationRule.RunningTask(index, e.getValue().get(0).startMillis()));
-        }
-      }
-      for (SpeculationRule.Straggler st : speculation.stragglers(stage.stage.tasks(),
-          stage.finishedMillisAscending(), alone, now)) {
-        stage.speculatable.put(st.index(), st);
-        found = true;
-      }
-    }
-    return found;
+    return failure == null && tasks.findStragglers();
   }
 
   public void executorAdded(String executorId, String host, int shufflePort) {
-    executors.put(executorId, new ExecutorSlots(executorId, host, shufflePort,
-        clock.getAsLong()));
+    tasks.executorAdded(executorId, host, shufflePort);
   }
 
   /** The executor is gone; its running tasks go back to pending (not counted as failures). */
   public void executorLost(String executorId, String reason) {
-    if (executors.remove(executorId) == null) {
-      return;
-    }
-    List<Running> lost = new ArrayList<>();
-    for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
-      Running r = it.next();
-      if (r.executorId().equals(executorId)) {
-        it.remove();
-        lost.add(r);
-        LOG.info("Task {} lost with executor {} ({}); it will run again",
-            r.task().describe(), executorId, reason);
-        events.record("taskEnd", "task", r.task().taskId(), "stage", r.task().stageId(),
-            "kind", r.task().kind(), "index", r.task().index(), "attempt", r.task().attempt(),
-            "executor", executorId, "result", "EXECUTOR_LOST");
-      }
-    }
-    for (Running r : lost) {
-      requeueUnlessRunning(stageOf(r.task()), r.task().index());
-    }
-    strays.values().removeIf(executorId::equals);
-    int lostBlocks = cachedBlocks.executorLost(executorId);
-    if (lostBlocks > 0) {
-      LOG.info("Executor {} took {} cached blocks with it; they will be read again from their"
-          + " splits", executorId, lostBlocks);
-      events.record("cachedBlocksLost", "executor", executorId, "blocks", lostBlocks);
-    }
-    // Map outputs stay where they are: the node's tide_shuffle service serves them.
+    tasks.executorLost(executorId, reason);
   }
 
   /** Marks executors that are about to be killed: they get no new tasks. */
   public void markPendingRemoval(Collection<String> executorIds) {
-    for (String id : executorIds) {
-      ExecutorSlots e = executors.get(id);
-      if (e != null) {
-        e.pendingRemoval = true;
-      }
-    }
+    tasks.markPendingRemoval(executorIds);
   }
 
   /** True while the executor is known and marked for removal. */
   public boolean isPendingRemoval(String executorId) {
-    ExecutorSlots e = executors.get(executorId);
-    return e != null && e.pendingRemoval;
+    return tasks.isPendingRemoval(executorId);
   }
 
   /** Hands pending tasks to free slots, preferring executors on a task's preferred hosts. */
   public List<Assignment> assignTasks() {
-    List<Assignment> assignments = new ArrayList<>();
     if (failure != null) {
-      return assignments;
+      return new ArrayList<>();
     }
     scheduleMissingParentOutputs();
-    boolean progress = true;
-    while (progress) {
-      progress = false;
-      for (ExecutorSlots e : executors.values()) {
-        if (e.pendingRemoval || e.exiting || e.busy >= slotsPerExecutor) {
-          continue;
-        }
-        Optional<TaskDescription> task = nextTaskFor(e);
-        if (task.isPresent()) {
-          e.busy++;
-          running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong(),
-              outputSequence));
-          assignments.add(new Assignment(e.id, task.get()));
-          events.record("taskStart", "task", task.get().taskId(), "stage",
-              task.get().stageId(), "kind", task.get().kind(), "index", task.get().index(),
-              "attempt", task.get().attempt(), "executor", e.id, "host", e.host);
-          progress = true;
-        }
-      }
-    }
-    return assignments;
-  }
-
-  /**
-   * A runnable stage's next task for executor {@code e}, earlier stages first: a task whose
-   * cached block {@code e} holds first, then a map task local to its host; a task whose block
-   * another usable executor holds waits for that one.
-   */
-  private Optional<TaskDescription> nextTaskFor(ExecutorSlots e) {
-    StageProgress first = null;
-    Integer firstIndex = null;
-    for (StageProgress stage : stages) {
-      if (!isRunnable(stage) || stage.pending.isEmpty()) {
-        continue;
-      }
-      for (Integer index : stage.pending) {
-        String holder = holderOf(stage, index);
-        if (e.id.equals(holder)) {
-          stage.pending.remove(index);
-          return Optional.of(newTask(stage, index));
-        }
-      }
-    }
-    for (StageProgress stage : stages) {
-      if (!isRunnable(stage) || stage.pending.isEmpty()) {
-        continue;
-      }
-      for (Integer index : stage.pending) {
-        if (holderOf(stage, index) != null) {
-          continue; // waits for the executor that holds its block
-        }
-        if (first == null) {
-          first = stage;
-          firstIndex = index;
-        }
-        if (stage.stage.isInput()
-            && stage.stage.splits().get(index).preferredHosts().contains(e.host)) {
-          stage.pending.remove(index);
-          return Optional.of(newTask(stage, index));
-        }
-      }
-    }
-    if (first == null) {
-      return speculativeTaskFor(e);
-    }
-    first.pending.remove(firstIndex);
-    return Optional.of(newTask(first, firstIndex));
-  }
-
-  /**
-   * A speculative attempt of a straggler for {@code e}: never on the executor running it, and on
-   * its host only when no usable executor of another host has a free slot.
-   */
-  private Optional<TaskDescription> speculativeTaskFor(ExecutorSlots e) {
-    for (StageProgress stage : stages) {
-      if (stage.speculatable.isEmpty() || !isRunnable(stage)) {
-        continue;
-      }
-      for (Iterator<SpeculationRule.Straggler> it = stage.speculatable.values().iterator();
-          it.hasNext(); ) {
-        SpeculationRule.Straggler st = it.next();
-        Running original = runningAttempt(stage, st.index());
-        if (original == null || stage.isDone(st.index())) {
-          it.remove(); // it ended meanwhile
-          continue;
-        }
-        ExecutorSlots on = executors.get(original.executorId());
-        String host = on == null ? "" : on.host;
-        if (e.id.equals(original.executorId())
-            || (e.host.equals(host) && freeSlotOffHost(host))) {
-          continue;
-        }
-        it.remove();
-        stage.speculated.add(st.index());
-        TaskDescription copy = newTask(stage, st.index());
-        LOG.info("Task {} on executor {} ({}) has run {} ms, over {} ms ({} x the median of its"
-            + " stage's succeeded tasks, at least tide.speculation.minTaskRuntime): speculative"
-            + " attempt {} on executor {} ({})", original.task().describe(),
-            original.executorId(), host, st.runningMillis(), st.thresholdMillis(),
-            "tide.speculation.multiplier", copy.attempt(), e.id, e.host);
-        events.record("taskSpeculated", "task", copy.taskId(), "of", original.task().taskId(),
-            "stage", copy.stageId(), "index", copy.index(), "attempt", copy.attempt(),
-            "executor", e.id, "host", e.host, "runningMs", st.runningMillis(), "thresholdMs",
-            st.thresholdMillis());
-        return Optional.of(copy);
-      }
-    }
-    return Optional.empty();
-  }
-
-  private Running runningAttempt(StageProgress stage, int index) {
-    for (Running r : running.values()) {
-      if (r.task().stageId() == globalId(stage.stage.id()) && r.task().index() == index) {
-        return r;
-      }
-    }
-    return null;
-  }
-
-  /** Whether a usable executor on a host other than {@code host} has a free slot. */
-  private boolean freeSlotOffHost(String host) {
-    for (ExecutorSlots x : executors.values()) {
-      if (!x.host.equals(host) && !x.pendingRemoval && !x.exiting
-          && x.busy < slotsPerExecutor) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** The usable executor that holds this task's cached block, or null. */
-  private String holderOf(StageProgress stage, int index) {
-    JobPlan.Dataset data = stage.stage.dataset();
-    if (data == null || !data.cached()) {
-      return null;
-    }
-    String holder = cachedBlocks.holder(data.name(), index);
-    ExecutorSlots e = holder == null ? null : executors.get(holder);
-    return e == null || e.pendingRemoval || e.exiting ? null : holder;
+    return tasks.assignTasks();
   }
 
   private TaskDescription newTask(StageProgress progress, int index) {
@@ -464,13 +214,13 @@ public final class JobScheduler {
   private void scheduleMissingParentOutputs() {
     for (int id = stages.size() - 1; id >= 0; id--) {
       StageProgress stage = stages.get(id);
-      if (!stage.submitted || (stage.pending.isEmpty() && !hasRunning(id))) {
+      if (!stage.submitted || (stage.pending.isEmpty() && !tasks.hasRunning(id))) {
         continue;
       }
       for (int parentId : stage.stage.parents()) {
         StageProgress parent = stages.get(parentId);
         for (int i = 0; i < parent.stage.tasks(); i++) {
-          if (!parent.isDone(i) && !parent.pending.contains(i) && !isRunning(parentId, i)) {
+          if (!parent.isDone(i) && !parent.pending.contains(i) && !tasks.isRunning(parentId, i)) {
             parent.pending.add(i);
           }
         }
@@ -478,65 +228,17 @@ public final class JobScheduler {
     }
   }
 
-  private boolean hasRunning(int stageId) {
-    for (Running r : running.values()) {
-      if (r.task().stageId() == globalId(stageId)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private boolean isRunning(int stageId, int index) {
-    return runningAttempt(stages.get(stageId), index) != null;
-  }
 
   /** Applies an executor's report of how a task attempt ended. */
   public void taskEnded(TaskOutcome outcome) {
-    Running r = running.remove(outcome.taskId());
-    if (r == null) {
-      String stray = strays.remove(outcome.taskId());
-      ExecutorSlots e = stray == null ? null : executors.get(stray);
-      if (e != null) {
-        e.busy--; // an attempt of an earlier plan, no longer needed
-      }
-      return; // else a late report from an attempt already requeued
+    TaskAssignment.Ended ended = tasks.taskEnded(outcome);
+    if (ended == null) {
+      return;
     }
+    TaskAssignment.Running r = ended.attempt();
     TaskDescription task = r.task();
-    taskMillis += clock.getAsLong() - r.startMillis();
-    ExecutorSlots e = executors.get(r.executorId());
-    if (e != null) {
-      e.busy--;
-      if (e.busy == 0) {
-        e.idleSinceMillis = clock.getAsLong();
-      }
-    }
-    List<Object> fields = new ArrayList<>(List.<Object>of("task", task.taskId(), "stage",
-        task.stageId(), "kind", task.kind(), "index", task.index(), "attempt", task.attempt(),
-        "executor", r.executorId(), "result", outcome.state()));
-    outcome.metrics().forEach((k, v) -> {
-      fields.add(k);
-      fields.add(v);
-    });
-    // Another attempt of the task (a speculative copy, or the original) already succeeded.
-    boolean beaten = stageOf(task).isDone(task.index());
-    if (beaten) {
-      fields.add("beaten");
-      fields.add(true);
-    }
-    if (outcome.state() != TaskOutcome.State.SUCCEEDED) {
-      fields.add("reason");
-      fields.add(cut(outcome.message()));
-    }
-    if (outcome.state() == TaskOutcome.State.FETCH_FAILED) {
-      fields.add("cause");
-      fields.add(outcome.lossCause());
-    }
-    events.record("taskEnd", fields.toArray());
-    if (e != null && (outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0
-        || outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_EXITING, 0L) > 0)) {
-      e.exiting = true; // it exits after this report; a new executor replaces it
-    }
+    TaskAssignment.ExecutorSlots e = ended.executor();
+    boolean beaten = ended.beaten();
     if (beaten && outcome.state() != TaskOutcome.State.FETCH_FAILED) {
       LOG.info("Task {} ended {} after another attempt succeeded; its result is ignored",
           task.describe(), outcome.state());
@@ -545,7 +247,7 @@ public final class JobScheduler {
     switch (outcome.state()) {
       case SUCCEEDED -> {
         stageOf(task).taskSucceeded(clock.getAsLong() - r.startMillis(), clock.getAsLong());
-        noteCachedBlock(task, r.executorId(), outcome);
+        tasks.noteCachedBlock(task, r.executorId(), outcome);
         succeeded(task, e);
       }
       case FAILED -> failed(task, r.executorId(), outcome.message());
@@ -554,18 +256,7 @@ public final class JobScheduler {
     }
   }
 
-  /** Whether the executor now holds the block the task read ({@code cachedBlock} metric). */
-  private void noteCachedBlock(TaskDescription task, String executorId, TaskOutcome outcome) {
-    if (task.dataset() == null || !task.dataset().cache()) {
-      return;
-    }
-    boolean holds = outcome.metrics().getOrDefault(TaskOutcome.CACHED_BLOCK, 0L) > 0;
-    if (executors.containsKey(executorId)) {
-      cachedBlocks.reported(task.dataset().name(), task.index(), executorId, holds);
-    }
-  }
-
-  private void succeeded(TaskDescription task, ExecutorSlots e) {
+  private void succeeded(TaskDescription task, TaskAssignment.ExecutorSlots e) {
     StageProgress stage = stageOf(task);
     if (stage.stage.consumer() >= 0 && e == null) {
       // The executor vanished before its report was read; rerun to learn a location.
@@ -625,14 +316,7 @@ public final class JobScheduler {
           + executorId + ": " + message;
       return;
     }
-    requeueUnlessRunning(stage, task.index());
-  }
-
-  /** Queues the task again, unless another attempt of it (a speculative one) still runs. */
-  private void requeueUnlessRunning(StageProgress stage, int index) {
-    if (runningAttempt(stage, index) == null) {
-      stage.requeue(index);
-    }
+    tasks.requeueUnlessRunning(stage, task.index());
   }
 
   /**
@@ -712,7 +396,7 @@ public final class JobScheduler {
   }
 
   /** A failure message as the event log keeps it: at most 1000 characters. */
-  private static String cut(String message) {
+  static String cut(String message) {
     return message.length() > 1000 ? message.substring(0, 1000) + "..." : message;
   }
 
@@ -752,8 +436,9 @@ public final class JobScheduler {
     return damagedMapOutputs;
   }
 
+  @Override
   public int runningTasks() {
-    return running.size();
+    return tasks.runningTasks();
   }
 
   /** For each host, how many pending map tasks prefer it. */
@@ -791,25 +476,15 @@ public final class JobScheduler {
     return input;
   }
 
+  @Override
   public List<IdleExecutor> idleExecutors() {
-    List<IdleExecutor> idle = new ArrayList<>();
-    for (ExecutorSlots e : executors.values()) {
-      if (e.busy == 0 && !e.pendingRemoval && !e.exiting) {
-        idle.add(new IdleExecutor(e.id, e.idleSinceMillis, cachedBlocks.holdsAny(e.id)));
-      }
-    }
-    return idle;
+    return tasks.idleExecutors();
   }
 
   /** Executors that can take tasks (registered and not pending removal). */
+  @Override
   public int activeExecutors() {
-    int n = 0;
-    for (ExecutorSlots e : executors.values()) {
-      if (!e.pendingRemoval && !e.exiting) {
-        n++;
-      }
-    }
-    return n;
+    return tasks.activeExecutors();
   }
 
   /** 1-based: the first stage not complete now (the last stage once the job is done). */
@@ -836,7 +511,7 @@ public final class JobScheduler {
 
   /** Run time of every task attempt that reported its end, summed, since this scheduler began. */
   public long taskMillis() {
-    return taskMillis;
+    return tasks.taskMillis();
   }
 
   /**
@@ -849,17 +524,13 @@ public final class JobScheduler {
       return List.of();
     }
     long now = clock.getAsLong();
-    Map<Integer, List<Long>> elapsed = new HashMap<>();
-    for (Running r : running.values()) {
-      elapsed.computeIfAbsent(r.task().stageId() - stageBase, id -> new ArrayList<>())
-          .add(now - r.startMillis());
-    }
+    Map<Integer, List<Long>> elapsed = tasks.runningElapsedByStage(now);
     List<StageOutlook> outlook = new ArrayList<>();
     for (StageProgress stage : stages) {
       if (stage.isComplete()) {
         continue;
       }
-      List<Long> times = elapsed.getOrDefault(stage.stage.id(), List.of());
+      List<Long> times = elapsed.getOrDefault(globalId(stage.stage.id()), List.of());
       long[] runningElapsed = new long[times.size()];
       for (int i = 0; i < runningElapsed.length; i++) {
         runningElapsed[i] = times.get(i);
@@ -883,5 +554,38 @@ public final class JobScheduler {
 
   public int tasksTotal() {
     return plan.totalTasks();
+  }
+
+  /** The running plan's stages as task assignment reads them. */
+  private final class PlanStages implements TaskAssignment.Stages {
+    @Override
+    public List<StageProgress> all() {
+      return stages;
+    }
+
+    @Override
+    public int globalId(int localStageId) {
+      return JobScheduler.this.globalId(localStageId);
+    }
+
+    @Override
+    public boolean isRunnable(StageProgress stage) {
+      return JobScheduler.this.isRunnable(stage);
+    }
+
+    @Override
+    public TaskDescription newTask(StageProgress stage, int index) {
+      return JobScheduler.this.newTask(stage, index);
+    }
+
+    @Override
+    public StageProgress stageOf(TaskDescription task) {
+      return JobScheduler.this.stageOf(task);
+    }
+
+    @Override
+    public long outputSequence() {
+      return outputSequence;
+    }
   }
 }

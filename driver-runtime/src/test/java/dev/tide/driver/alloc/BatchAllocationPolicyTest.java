@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.AllocationSettings.RampUpMode;
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;

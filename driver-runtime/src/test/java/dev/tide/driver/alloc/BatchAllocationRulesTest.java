@@ -9,8 +9,6 @@ import dev.tide.driver.alloc.BatchAllocationPolicy.Decision;
 import dev.tide.driver.alloc.BatchAllocationPolicy.Load;
 import dev.tide.driver.alloc.DemandForecast.Forecast;
 import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
-import dev.tide.driver.scheduler.StageOutlook;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.DemandForecast.Forecast;
 import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
-import dev.tide.driver.scheduler.StageOutlook;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

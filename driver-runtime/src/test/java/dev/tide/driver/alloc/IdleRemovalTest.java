@@ -2,7 +2,6 @@ package dev.tide.driver.alloc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

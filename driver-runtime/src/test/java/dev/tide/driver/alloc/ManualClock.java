@@ -3,10 +3,10 @@ package dev.tide.driver.alloc;
 import java.util.function.LongSupplier;
 
 /** A clock tests move by hand, in milliseconds. */
-final class ManualClock implements LongSupplier {
+public final class ManualClock implements LongSupplier {
   private long nowMillis;
 
-  ManualClock(long startMillis) {
+  public ManualClock(long startMillis) {
     this.nowMillis = startMillis;
   }
 
@@ -15,7 +15,7 @@ final class ManualClock implements LongSupplier {
     return nowMillis;
   }
 
-  long advance(long millis) {
+  public long advance(long millis) {
     nowMillis += millis;
     return nowMillis;
   }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.driver.alloc.IdleExecutor;
+import dev.tide.driver.alloc.StageOutlook;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
@@ -294,7 +296,7 @@ class JobSchedulerTest {
     assertEquals(List.of("1"), second.stream().map(Assignment::executorId).toList());
     now = 700;
     succeed(s, second.get(0));
-    assertEquals(List.of(new JobScheduler.IdleExecutor("1", 700)), s.idleExecutors());
+    assertEquals(List.of(new IdleExecutor("1", 700)), s.idleExecutors());
   }
 
   @Test
@@ -502,7 +504,7 @@ class JobSchedulerTest {
     assertTrue(s.isDone());
     assertEquals(4, holder.size());
     now = 50_000;
-    assertTrue(s.idleExecutors().stream().allMatch(JobScheduler.IdleExecutor::hasCachedBlocks),
+    assertTrue(s.idleExecutors().stream().allMatch(IdleExecutor::hasCachedBlocks),
         "both hold blocks: the policy keeps them for cachedExecutorIdleTimeout");
 
     s.runPlan(overDataset(points, "round 2"));

@@ -2,7 +2,7 @@ package dev.tide.bench.elasticity;
 
 import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.BatchAllocationPolicy.Decision;
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
+import dev.tide.driver.alloc.IdleExecutor;
 import java.util.ArrayList;
 import java.util.List;
 

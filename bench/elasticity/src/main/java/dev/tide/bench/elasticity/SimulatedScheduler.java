@@ -1,6 +1,6 @@
 package dev.tide.bench.elasticity;
 
-import dev.tide.driver.scheduler.JobScheduler.IdleExecutor;
+import dev.tide.driver.alloc.IdleExecutor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;

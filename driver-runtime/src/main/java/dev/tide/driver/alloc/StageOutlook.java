@@ -1,10 +1,10 @@
-package dev.tide.driver.scheduler;
+package dev.tide.driver.alloc;
 
 import java.util.List;
 
 /**
  * What the scheduler knows now of one stage of the running plan, for the allocation policy's
- * lookahead ({@code dev.tide.driver.alloc.DemandForecast}): its place in the DAG, its width and
+ * lookahead ({@link DemandForecast}): its place in the DAG, its width and
  * the run times seen so far. An immutable snapshot; times in milliseconds.
  *
  * @param id the stage's id within its plan

@@ -1,0 +1,166 @@
+package dev.tide.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tide.driver.alloc.AllocationSettings;
+import dev.tide.driver.alloc.BatchAllocationPolicy;
+import dev.tide.driver.alloc.ExecutorAllocationClient;
+import dev.tide.driver.alloc.IdleExecutor;
+import dev.tide.driver.alloc.ManualClock;
+import dev.tide.driver.alloc.SchedulerView;
+import dev.tide.driver.alloc.StageOutlook;
+import dev.tide.driver.conf.TideOptions;
+import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventLog;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The executor target with the real batch policy over a hand-written scheduler view: a request
+ * goes to the cluster when the target or the locality hints change and only then, each change of
+ * the target is recorded with its reason, and idle executors past their timeout are handed back
+ * for removal.
+ */
+class ExecutorTargetTest {
+  private final ManualClock clock = new ManualClock(0);
+  private final List<String> requests = new ArrayList<>();
+  private final List<EventLine> events = new ArrayList<>();
+  private final EventLog log = EventLog.disabled();
+  private final FakeView view = new FakeView();
+  private final ExecutorTarget target;
+
+  ExecutorTargetTest() {
+    log.setListener(events::add);
+    Configuration conf = new Configuration(false);
+    conf.set(TideOptions.DA_EXECUTOR_IDLE_TIMEOUT.key(), "60s");
+    ExecutorAllocationClient client = new ExecutorAllocationClient() {
+      @Override
+      public void requestTotalExecutors(int targetExecutors, int localityAwareTasks,
+          Map<String, Integer> hostToLocalTaskCount) {
+        requests.add(targetExecutors + " " + localityAwareTasks + " " + hostToLocalTaskCount);
+      }
+
+      @Override
+      public void killExecutors(Collection<String> executorIds) {}
+    };
+    target = new ExecutorTarget(
+        BatchAllocationPolicy.create(AllocationSettings.from(conf), client), client);
+  }
+
+  /** The scheduler as the policy reads it, set by hand. */
+  private static final class FakeView implements SchedulerView {
+    int pending;
+    int running;
+    int active;
+    List<IdleExecutor> idle = List.of();
+    long submitted;
+    Map<String, Integer> hints = Map.of();
+
+    @Override
+    public int pendingTasks() {
+      return pending;
+    }
+
+    @Override
+    public int runningTasks() {
+      return running;
+    }
+
+    @Override
+    public int activeExecutors() {
+      return active;
+    }
+
+    @Override
+    public List<IdleExecutor> idleExecutors() {
+      return idle;
+    }
+
+    @Override
+    public List<StageOutlook> stageOutlook() {
+      return List.of();
+    }
+
+    @Override
+    public long tasksSubmitted() {
+      return submitted;
+    }
+
+    @Override
+    public int localityAwareTasks() {
+      return hints.isEmpty() ? 0 : pending;
+    }
+
+    @Override
+    public Map<String, Integer> hostToLocalTaskCount() {
+      return hints;
+    }
+  }
+
+  @Test
+  void theFirstEvaluationSendsTheInitialTargetAndAnUnchangedOneSendsNothing() {
+    assertEquals(-1, target.last());
+
+    target.evaluate(clock.getAsLong(), view, 0, log);
+    target.evaluate(clock.advance(100), view, 0, log);
+
+    assertEquals(List.of("0 0 {}"), requests);
+    assertEquals(0, target.last());
+    assertTrue(events.isEmpty(), "0 -> 0 is no change of the target");
+  }
+
+  @Test
+  void newLocalityHintsAreSentEvenWithTheSameTarget() {
+    target.evaluate(clock.getAsLong(), view, 0, log);
+    view.hints = Map.of("node1", 0);
+
+    target.evaluate(clock.advance(100), view, 0, log);
+
+    assertEquals(List.of("0 0 {}", "0 0 {node1=0}"), requests);
+  }
+
+  @Test
+  void aBacklogRaisesTheTargetAndTheChangeIsRecordedWithItsReason() {
+    view.pending = 4;
+    view.submitted = 4;
+    assertTrue(target.newSubmissions(view));
+    target.evaluate(clock.getAsLong(), view, 0, log);
+    assertFalse(target.newSubmissions(view), "the policy has seen them");
+
+    for (int i = 0; i < 30 && target.last() < 4; i++) {
+      target.evaluate(clock.advance(1_000), view, 0, log);
+    }
+
+    assertEquals(4, target.last(), "four pending tasks of one slot each");
+    EventLine change = events.stream().filter(e -> e.event().equals("targetChanged"))
+        .reduce((a, b) -> b).orElseThrow();
+    assertEquals("4", change.get("target"));
+    assertTrue(change.get("reason").contains("pending"), change.get("reason"));
+    assertTrue(requests.get(requests.size() - 1).startsWith("4 "), requests.toString());
+  }
+
+  @Test
+  void anExecutorIdlePastItsTimeoutIsHandedBackForRemoval() {
+    view.active = 1;
+    view.idle = List.of(new IdleExecutor("7", 0));
+    assertEquals(List.of(), target.evaluate(clock.advance(1_000), view, 0, log));
+
+    List<String> remove = target.evaluate(clock.advance(60_000), view, 0, log);
+
+    assertEquals(List.of("7"), remove);
+  }
+
+  @Test
+  void aStreamingPoliciesTargetIsAskedForWithoutLocality() {
+    target.request(5);
+
+    assertEquals(5, target.last());
+    assertEquals(List.of("5 0 {}"), requests);
+  }
+}
