@@ -1,6 +1,7 @@
 package dev.tide.bench.speculation;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.it.EmbeddedCluster;
 import dev.tide.it.JobRun;
 import dev.tide.it.Submitter;
@@ -65,8 +66,8 @@ public final class SpeculationBench {
           }
           boolean exact = run.exitCode() == 0 && expected.equals(WordCountOutput.read(fs, out));
           List<EventLine> events = run.events(fs, EVENTS);
-          long speculated = JobRun.named(events, "taskSpeculated").size();
-          long beaten = JobRun.named(events, "taskEnd").stream()
+          long speculated = JobRun.named(events, EventName.TASK_SPECULATED).size();
+          long beaten = JobRun.named(events, EventName.TASK_END).stream()
               .filter(e -> "true".equals(e.get("beaten"))).count();
           String row = String.format("| %d | %s | %d | %s | %d | %d | %d |", rep,
               speculation ? "on" : "off", run.wallMillis(), exact ? "exact" : "WRONG exit "
@@ -86,9 +87,9 @@ public final class SpeculationBench {
   /** The 4 longest task attempts: stage/index@executor ms result. */
   private static String slowest(List<EventLine> events) {
     Map<String, EventLine> starts = new java.util.HashMap<>();
-    JobRun.named(events, "taskStart").forEach(e -> starts.put(e.get("task"), e));
+    JobRun.named(events, EventName.TASK_START).forEach(e -> starts.put(e.get("task"), e));
     List<String> out = new ArrayList<>();
-    JobRun.named(events, "taskEnd").stream()
+    JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> starts.containsKey(e.get("task")))
         .sorted(java.util.Comparator.comparingLong(
             e -> starts.get(e.get("task")).timeMillis() - e.timeMillis()))

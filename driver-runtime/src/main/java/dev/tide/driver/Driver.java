@@ -5,6 +5,7 @@ import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.jobs.BuiltInJobs;
 import dev.tide.driver.job.JobContext;
@@ -289,7 +290,7 @@ public final class Driver implements AutoCloseable {
   }
 
   /** Records a cluster-side event in the application's event log (if one is configured). */
-  public void logEvent(String event, Object... keyValues) {
+  public void logEvent(EventName event, Object... keyValues) {
     post(() -> events.record(event, keyValues));
   }
 
@@ -353,8 +354,8 @@ public final class Driver implements AutoCloseable {
     }
     AllocationSettings s = target.policy().settings();
     LOG.info("Job {}: {}", jobName, s.describe());
-    events.record("jobStart", "app", appId, "job", jobName, "user", currentUser());
-    events.record("settings", settingsShown());
+    events.record(EventName.JOB_START, "app", appId, "job", jobName, "user", currentUser());
+    events.record(EventName.SETTINGS, settingsShown());
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
@@ -536,7 +537,7 @@ public final class Driver implements AutoCloseable {
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
     LOG.info("Executor {} registered from {} ({} cores, {} ms after its JVM started)", id,
         m.host(), m.cores(), m.startupMillis());
-    events.record("executorRegistered", "executor", id, "host", m.host(), "startupMs",
+    events.record(EventName.EXECUTOR_REGISTERED, "executor", id, "host", m.host(), "startupMs",
         m.startupMillis());
     addIfReady(id);
   }
@@ -552,7 +553,7 @@ public final class Driver implements AutoCloseable {
       // Allocation to registration: the start latency the batch policy plans with.
       target.policy().executorStarted(clock.getAsLong() - allocatedAt);
     }
-    events.record("executorAdded", "executor", id, "host", shuffle.getHostString(),
+    events.record(EventName.EXECUTOR_ADDED, "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
     afterChange();
   }
@@ -569,7 +570,7 @@ public final class Driver implements AutoCloseable {
   private void executorGone(String id, String reason) {
     if (executors.remove(id)) {
       LOG.info("Executor {} removed: {}", id, reason);
-      events.record("executorRemoved", "executor", id, "reason", reason);
+      events.record(EventName.EXECUTOR_REMOVED, "executor", id, "reason", reason);
     }
     if (scheduler != null) {
       scheduler.executorLost(id, reason);
@@ -594,7 +595,7 @@ public final class Driver implements AutoCloseable {
     }
     if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
       lastTimelineMillis = now;
-      events.record("timeline", "target", target.last(), "executors", scheduler.activeExecutors(),
+      events.record(EventName.TIMELINE, "target", target.last(), "executors", scheduler.activeExecutors(),
           "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
     }
     updateStatus();
@@ -629,7 +630,7 @@ public final class Driver implements AutoCloseable {
   private void removeExecutors(List<String> ids, String why) {
     scheduler.markPendingRemoval(ids);
     for (String id : ids) {
-      events.record("executorIdleRemoval", "executor", id, "reason", why);
+      events.record(EventName.EXECUTOR_IDLE_REMOVAL, "executor", id, "reason", why);
       // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
       // the released container closes its connection and it would exit 1, "driver gone",
       // before the NodeManager's SIGTERM: a failed container in the NodeManager's log.
@@ -667,7 +668,7 @@ public final class Driver implements AutoCloseable {
       plans.endIfRunning(jobResult.succeeded() ? "the job ended" : jobResult.diagnostics());
     }
     LOG.info("Job {}: {}", jobResult.state().text(), jobResult.diagnostics());
-    events.record("jobEnd", "succeeded", jobResult.succeeded(), "diagnostics",
+    events.record(EventName.JOB_END, "succeeded", jobResult.succeeded(), "diagnostics",
         jobResult.diagnostics(), "state", jobResult.state().text());
     updateStatus();
     allocationClient.requestTotalExecutors(0, 0, Map.of());

@@ -5,6 +5,7 @@ import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.alloc.SchedulerView;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import java.util.List;
 import java.util.Map;
 
@@ -68,7 +69,7 @@ final class ExecutorTarget {
     // The policy logs each change of its target; the first request sends the initial target.
     if (decision.targetExecutors() != lastTarget || !hints.equals(lastHints)) {
       if (decision.targetExecutors() != Math.max(lastTarget, 0)) {
-        events.record("targetChanged", "from", Math.max(lastTarget, 0), "target",
+        events.record(EventName.TARGET_CHANGED, "from", Math.max(lastTarget, 0), "target",
             decision.targetExecutors(), "reason", policy.reason());
       }
       lastTarget = decision.targetExecutors();

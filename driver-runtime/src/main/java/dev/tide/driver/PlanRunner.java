@@ -1,5 +1,6 @@
 package dev.tide.driver;
 
+import dev.tide.driver.events.EventName;
 import dev.tide.output.JobOutput;
 import dev.tide.output.ApplicationLiveness;
 import dev.tide.driver.events.EventLog;
@@ -64,7 +65,7 @@ final class PlanRunner {
           .append(stage.isInput() ? "" : " over stages " + stage.parents()).append(")");
     }
     LOG.info("Plan {}: {} stages: {}", plan.name(), plan.stages().size(), stages);
-    events.record("planStart", "plan", plan.name(), "stages", plan.stages().size(), "tasks",
+    events.record(EventName.PLAN_START, "plan", plan.name(), "stages", plan.stages().size(), "tasks",
         plan.totalTasks());
     scheduler.runPlan(plan);
     return true;
@@ -81,7 +82,7 @@ final class PlanRunner {
       try {
         JobOutput.commit(conf, plan.outputPath());
         tasksOfPlans += scheduler.tasksTotal();
-        events.record("planEnd", "plan", plan.name(), "succeeded", true);
+        events.record(EventName.PLAN_END, "plan", plan.name(), "succeeded", true);
         endPlan(null);
       } catch (IOException e) {
         endPlan("committing the output of " + plan.name() + " failed: " + e.getMessage());
@@ -115,7 +116,7 @@ final class PlanRunner {
   private void endPlan(String failure) {
     if (failure != null) {
       abortOutput();
-      events.record("planEnd", "plan", plan.name(), "succeeded", false);
+      events.record(EventName.PLAN_END, "plan", plan.name(), "succeeded", false);
     }
     CompletableFuture<String> done = planDone;
     planDone = null;

@@ -4,6 +4,7 @@ import dev.tide.driver.alloc.IdleExecutor;
 import dev.tide.driver.alloc.StreamingAllocationPolicy;
 import dev.tide.driver.alloc.StreamingSettings;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
@@ -126,7 +127,7 @@ final class StreamSession {
       host.call(() -> {
         sizeForBatch(batchTime, waitingBatches, waitingRecords);
         int lastTarget = host.target();
-        events.record("batchSubmitted", "batch", batchTime, "records", records,
+        events.record(EventName.BATCH_SUBMITTED, "batch", batchTime, "records", records,
             "waitingBatches", waitingBatches, "target", lastTarget);
         streamLine = "batch " + batchTime + " submitted, " + batchesDone + " done" + lastBatch;
         host.statusChanged();
@@ -138,7 +139,7 @@ final class StreamSession {
     public void batchStarted(long batchTime, long schedulingDelayMillis)
         throws InterruptedException {
       host.call(() -> {
-        events.record("batchStarted", "batch", batchTime, "schedulingDelayMs",
+        events.record(EventName.BATCH_STARTED, "batch", batchTime, "schedulingDelayMs",
             schedulingDelayMillis);
         streamLine = "batch " + batchTime + " running, " + batchesDone + " done" + lastBatch;
         host.statusChanged();
@@ -171,7 +172,7 @@ final class StreamSession {
             + " executors {} (target {})", batch.batchTimeMillis(), batch.records(),
             batch.processingMillis(), batch.schedulingDelayMillis(),
             batch.delayed() ? ", delayed" : "", executors, lastTarget);
-        events.record("batchCompleted", "batch", batch.batchTimeMillis(), "records",
+        events.record(EventName.BATCH_COMPLETED, "batch", batch.batchTimeMillis(), "records",
             batch.records(), "processingMs", batch.processingMillis(), "schedulingDelayMs",
             batch.schedulingDelayMillis(), "delayed", batch.delayed(), "taskSeconds",
             Math.round(batch.taskSeconds() * 1000) / 1000.0, "executors", executors, "target",
@@ -224,7 +225,7 @@ final class StreamSession {
     if (target != lastTarget || !remove.isEmpty()) {
       LOG.info("Streaming allocation before batch {}: target {} -> {}{}: {}", batchTime,
           lastTarget, target, remove.isEmpty() ? "" : ", removing " + remove, d.reason());
-      events.record("streamingAllocation", "batch", batchTime, "from", lastTarget, "target",
+      events.record(EventName.STREAMING_ALLOCATION, "batch", batchTime, "from", lastTarget, "target",
           target, "remove", remove.size(), "reason", d.reason());
     }
     if (target != lastTarget) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.rpc.RpcChannels;
 import dev.tide.rpc.RpcListener;
@@ -112,7 +113,7 @@ class DriverHeartbeatTest {
     assertTrue(driver.isExecutorGone("1"));
     assertFalse(driver.isExecutorGone("2"), "the executor that heartbeats stays");
     assertEquals(List.of(), killedAsIdle);
-    EventLine removed = events.stream().filter(e -> e.event().equals("executorRemoved"))
+    EventLine removed = events.stream().filter(e -> e.is(EventName.EXECUTOR_REMOVED))
         .findFirst().orElseThrow();
     assertEquals("1", removed.get("executor"));
     assertTrue(removed.get("reason").startsWith("lost: no heartbeat for "), removed.get("reason"));
@@ -154,7 +155,7 @@ class DriverHeartbeatTest {
     CompletableFuture<Void> stageCompleted = new CompletableFuture<>();
     int port = startRunning(driver, e -> {
       events.add(e);
-      if (e.event().equals("stageCompleted")) {
+      if (e.is(EventName.STAGE_COMPLETED)) {
         stageCompleted.complete(null);
       }
     });
@@ -170,12 +171,12 @@ class DriverHeartbeatTest {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new AssertionError("the map stage did not complete within 30 s: " + events);
     }
-    EventLine speculated = events.stream().filter(e -> e.event().equals("taskSpeculated"))
+    EventLine speculated = events.stream().filter(e -> e.is(EventName.TASK_SPECULATED))
         .findFirst().orElseThrow();
     assertEquals(Long.toString(held.taskId()), speculated.get("of"));
     assertEquals(Integer.toString(held.index()), speculated.get("index"));
     assertEquals("2", speculated.get("executor"));
-    assertEquals(1, events.stream().filter(e -> e.event().equals("taskSpeculated")).count());
+    assertEquals(1, events.stream().filter(e -> e.is(EventName.TASK_SPECULATED)).count());
   }
 
   /** Starts the driver's RPC and its job on a thread of its own; returns the RPC port. */

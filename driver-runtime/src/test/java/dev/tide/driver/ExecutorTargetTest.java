@@ -14,6 +14,7 @@ import dev.tide.driver.alloc.StageOutlook;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -138,7 +139,7 @@ class ExecutorTargetTest {
     }
 
     assertEquals(4, target.last(), "four pending tasks of one slot each");
-    EventLine change = events.stream().filter(e -> e.event().equals("targetChanged"))
+    EventLine change = events.stream().filter(e -> e.is(EventName.TARGET_CHANGED))
         .reduce((a, b) -> b).orElseThrow();
     assertEquals("4", change.get("target"));
     assertTrue(change.get("reason").contains("pending"), change.get("reason"));

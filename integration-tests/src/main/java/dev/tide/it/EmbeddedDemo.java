@@ -1,6 +1,7 @@
 package dev.tide.it;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -123,7 +124,7 @@ public final class EmbeddedDemo {
 
   /** Prints time, target, executors and pending tasks, one row per timeline sample. */
   static void printTimeline(List<EventLine> events) {
-    List<EventLine> samples = JobRun.named(events, "timeline");
+    List<EventLine> samples = JobRun.named(events, EventName.TIMELINE);
     if (samples.isEmpty()) {
       return;
     }
@@ -143,7 +144,7 @@ public final class EmbeddedDemo {
    * processing time, scheduling delay, executors and target.
    */
   public static String batchTimeline(List<EventLine> events) {
-    List<EventLine> batches = JobRun.named(events, "batchCompleted");
+    List<EventLine> batches = JobRun.named(events, EventName.BATCH_COMPLETED);
     if (batches.isEmpty()) {
       return "  (no batch completed)\n";
     }
@@ -164,15 +165,15 @@ public final class EmbeddedDemo {
 
   /** Backlog to first executor, the peak, and what was left once idle executors went. */
   static void printElasticity(List<EventLine> events) {
-    long backlogAt = JobRun.named(events, "stageSubmitted").get(0).timeMillis();
-    List<EventLine> added = JobRun.named(events, "executorAdded");
+    long backlogAt = JobRun.named(events, EventName.STAGE_SUBMITTED).get(0).timeMillis();
+    List<EventLine> added = JobRun.named(events, EventName.EXECUTOR_ADDED);
     int peak = 0;
     int last = 0; // executors running at the last sample: the reduce stage's
-    for (EventLine sample : JobRun.named(events, "timeline")) {
+    for (EventLine sample : JobRun.named(events, EventName.TIMELINE)) {
       last = Integer.parseInt(sample.get("executors"));
       peak = Math.max(peak, last);
     }
-    int removed = JobRun.named(events, "executorIdleRemoval").size();
+    int removed = JobRun.named(events, EventName.EXECUTOR_IDLE_REMOVAL).size();
     if (!added.isEmpty()) {
       say(String.format("backlog to first executor running: %.2f s; peak %d executors; %d"
           + " removed after the idle timeout; %d running at the end (the reduce stage)",

@@ -51,7 +51,7 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
       try (InputStream in = fs.open(log.getPath())) {
         events = EventLine.readAll(in);
       }
-      if (!named(events, "jobStart").isEmpty() && named(events, "jobEnd").isEmpty()) {
+      if (!named(events, EventName.JOB_START).isEmpty() && named(events, EventName.JOB_END).isEmpty()) {
         running.add(events); // (a log just created may not hold its jobStart yet)
       }
     }
@@ -60,7 +60,7 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
 
   /** The application id of an event log ({@code jobStart}'s {@code app}). */
   public static String appId(List<EventLine> events) {
-    return named(events, "jobStart").get(0).get("app");
+    return named(events, EventName.JOB_START).get(0).get("app");
   }
 
   /**

@@ -11,6 +11,7 @@ import dev.tide.am.yarn.ExecutorLaunchContexts;
 import dev.tide.am.yarn.ExecutorLauncher;
 import dev.tide.am.yarn.YarnAllocator;
 import dev.tide.app.AppSecret;
+import dev.tide.driver.events.EventName;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -154,8 +155,8 @@ class AllocatorFlowTest {
     }
 
     @Override
-    public void logEvent(String event, Object... keyValues) {
-      StringBuilder line = new StringBuilder(event);
+    public void logEvent(EventName event, Object... keyValues) {
+      StringBuilder line = new StringBuilder(event.wireName());
       for (Object value : keyValues) {
         line.append(' ').append(value);
       }

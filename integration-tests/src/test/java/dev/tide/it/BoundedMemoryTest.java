@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +54,7 @@ class BoundedMemoryTest {
   }
 
   private static List<EventLine> succeededTasks(List<EventLine> events, String kind) {
-    return JobRun.named(events, "taskEnd").stream()
+    return JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> (kind == null || e.get("kind").equals(kind))
             && e.get("result").equals("SUCCEEDED")).toList();
   }
@@ -149,19 +150,19 @@ class BoundedMemoryTest {
         && run.output().contains("OutOfMemoryError")
         && run.output().contains("raise tide.executor.memory (now 128m)"), run.output());
     List<EventLine> events = run.events(fs, EVENTS);
-    long mapAttempts = JobRun.named(events, "taskEnd").stream()
+    long mapAttempts = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> e.get("kind").equals("MAP")).count();
     assertEquals(2, mapAttempts, "no map was rerun");
-    long reduceAttempts = JobRun.named(events, "taskEnd").stream()
+    long reduceAttempts = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> e.get("kind").equals("REDUCE")).count();
     assertEquals(2, reduceAttempts, "tide.task.maxAttempts attempts of the reducer");
-    List<EventLine> outOfHeap = JobRun.named(events, "containerCompleted").stream()
+    List<EventLine> outOfHeap = JobRun.named(events, EventName.CONTAINER_COMPLETED).stream()
         .filter(e -> e.get("exitStatus").equals("52")).toList();
     assertFalse(outOfHeap.isEmpty(), "an executor exited 52: " + events);
     for (EventLine exit : outOfHeap) {
       assertEquals("true", exit.get("failure"), exit.toString());
       assertTrue(exit.get("diagnostics").contains("ran out of heap"), exit.toString());
     }
-    assertEquals(List.of(), JobRun.named(events, "nodeExcluded"), "no node excluded");
+    assertEquals(List.of(), JobRun.named(events, EventName.NODE_EXCLUDED), "no node excluded");
   }
 }

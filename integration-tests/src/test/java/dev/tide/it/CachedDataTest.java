@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,7 +80,7 @@ class CachedDataTest {
     assertEquals(0, run.exitCode(), run.output());
     assertCentres(lloyd(readPoints(), 5), "/kmeans/out");
     List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
-    assertEquals(5, JobRun.named(events, "planStart").size());
+    assertEquals(5, JobRun.named(events, EventName.PLAN_START).size());
     List<EventLine> assigns = mapEnds(events);
     assertEquals(5 * 4, assigns.size(), "4 blocks per round");
     assertEquals(4, assigns.stream().filter(e -> e.get("cacheHit").equals("0")).count(),
@@ -117,7 +118,7 @@ class CachedDataTest {
     assertEquals(0, run.exitCode(), run.output());
     assertCentres(lloyd(readPoints(), 12), "/kmeans/killed");
     List<EventLine> events = run.events(fs, EVENTS);
-    assertFalse(JobRun.named(events, "cachedBlocksLost").isEmpty(), "the killed executor's"
+    assertFalse(JobRun.named(events, EventName.CACHED_BLOCKS_LOST).isEmpty(), "the killed executor's"
         + " blocks were known lost");
     assertTrue(mapEnds(events).stream().skip(8).anyMatch(e -> e.get("cacheHit").equals("0")),
         "a lost block was read again from its split after round 2");
@@ -146,13 +147,13 @@ class CachedDataTest {
     assertTrue(maps.subList(8, 12).stream().allMatch(e -> e.get("cacheHit").equals("0")),
         "after a 16 s pause (cached idle timeout 8 s) they were gone: plan 3 read the splits");
     Map<String, Long> lastTaskEnd = new HashMap<>();
-    for (EventLine e : JobRun.named(events, "taskEnd")) {
+    for (EventLine e : JobRun.named(events, EventName.TASK_END)) {
       lastTaskEnd.put(e.get("executor"), e.timeMillis());
     }
     Set<String> holders = new HashSet<>();
     maps.subList(0, 8).forEach(e -> holders.add(e.get("executor")));
-    long planTwoEnd = JobRun.named(events, "planEnd").get(1).timeMillis();
-    for (EventLine removal : JobRun.named(events, "executorIdleRemoval")) {
+    long planTwoEnd = JobRun.named(events, EventName.PLAN_END).get(1).timeMillis();
+    for (EventLine removal : JobRun.named(events, EventName.EXECUTOR_IDLE_REMOVAL)) {
       String id = removal.get("executor");
       if (holders.contains(id) && removal.timeMillis() > planTwoEnd) {
         long idle = removal.timeMillis() - lastTaskEnd.get(id);
@@ -160,13 +161,13 @@ class CachedDataTest {
             + " ms idle");
       }
     }
-    assertTrue(JobRun.named(events, "executorIdleRemoval").stream()
+    assertTrue(JobRun.named(events, EventName.EXECUTOR_IDLE_REMOVAL).stream()
         .anyMatch(e -> holders.contains(e.get("executor")) && e.timeMillis() > planTwoEnd),
         "holders were removed in the second pause");
   }
 
   private static List<EventLine> mapEnds(List<EventLine> events) {
-    return JobRun.named(events, "taskEnd").stream().filter(e -> e.get("kind").equals("MAP")
+    return JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("kind").equals("MAP")
         && e.get("result").equals("SUCCEEDED")).toList();
   }
 
@@ -176,14 +177,14 @@ class CachedDataTest {
    */
   private static String holderContainer(FileSystem fs, String job, int plans) throws Exception {
     for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-      if (JobRun.named(events, "jobStart").stream().noneMatch(e -> e.get("job").equals(job))
-          || JobRun.named(events, "planStart").size() < plans) {
+      if (JobRun.named(events, EventName.JOB_START).stream().noneMatch(e -> e.get("job").equals(job))
+          || JobRun.named(events, EventName.PLAN_START).size() < plans) {
         continue;
       }
       Set<String> holders = new HashSet<>();
       mapEnds(events).stream().filter(e -> "1".equals(e.get("cachedBlock")))
           .forEach(e -> holders.add(e.get("executor")));
-      for (EventLine launched : JobRun.named(events, "executorLaunched")) {
+      for (EventLine launched : JobRun.named(events, EventName.EXECUTOR_LAUNCHED)) {
         if (holders.contains(launched.get("executor"))) {
           return launched.get("container");
         }

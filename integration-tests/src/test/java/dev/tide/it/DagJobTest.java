@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.shuffle.ShuffleLayout;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -65,8 +66,8 @@ class DagJobTest {
         "committed: no _temporary left");
     List<EventLine> events = run.events(fs, EVENTS);
     assertEquals(List.of("words", "count", "byCount", "total"),
-        JobRun.named(events, "stageCompleted").stream().map(e -> e.get("name")).toList());
-    assertEquals("4", JobRun.named(events, "planStart").get(0).get("stages"));
+        JobRun.named(events, EventName.STAGE_COMPLETED).stream().map(e -> e.get("name")).toList());
+    assertEquals("4", JobRun.named(events, EventName.PLAN_START).get(0).get("stages"));
     assertTrue(run.output().contains(" RUNNING stage 1/4, "), "the progress line counts the"
         + " plan's stages: " + run.output());
   }
@@ -118,12 +119,12 @@ class DagJobTest {
     assertEquals(0, run.exitCode(), run.output());
     assertEquals(DagJob.expectedChain(4, 5000), lines(fs, "/dag/lost"));
     List<EventLine> events = run.events(fs, EVENTS);
-    assertEquals(List.of("1:0"), JobRun.named(events, "mapOutputLost").stream()
+    assertEquals(List.of("1:0"), JobRun.named(events, EventName.MAP_OUTPUT_LOST).stream()
         .map(e -> e.get("stage") + ":" + e.get("map")).toList());
-    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+    assertEquals(2, JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("stage")
         .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
         .count(), "stage 1 task 0 ran again");
-    assertEquals(4, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+    assertEquals(4, JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("stage")
         .equals("0") && e.get("result").equals("SUCCEEDED")).count(),
         "no map of stage 0 ran again: their outputs were all there");
   }
@@ -159,7 +160,7 @@ class DagJobTest {
    * the host and the cause {@code disk}; the reduce task's failure (its taskEnd) says the same.
    */
   private static EventLine assertDiagnosedDisk(List<EventLine> events) {
-    List<EventLine> lost = JobRun.named(events, "mapOutputLost");
+    List<EventLine> lost = JobRun.named(events, EventName.MAP_OUTPUT_LOST);
     assertEquals(List.of("1:0"), lost.stream().map(e -> e.get("stage") + ":" + e.get("map"))
         .toList());
     EventLine e = lost.get(0);
@@ -172,7 +173,7 @@ class DagJobTest {
         + " from " + e.get("host") + ":" + e.get("port") + " lost (cause: disk): "),
         e.get("detail"));
     // Reducers of other partitions that read the damaged file before the rerun fail alike.
-    List<EventLine> fetchFailed = JobRun.named(events, "taskEnd").stream()
+    List<EventLine> fetchFailed = JobRun.named(events, EventName.TASK_END).stream()
         .filter(t -> t.get("result").equals("FETCH_FAILED")).toList();
     assertTrue(fetchFailed.stream().allMatch(t -> t.get("cause").equals("disk")),
         fetchFailed.toString());
@@ -183,7 +184,7 @@ class DagJobTest {
   }
 
   private static void assertMapRanOnceMore(List<EventLine> events) {
-    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+    assertEquals(2, JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("stage")
         .equals("1") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
         .count(), "stage 1 task 0 ran exactly once more");
   }
@@ -199,7 +200,7 @@ class DagJobTest {
         && DagJob.expectedChain(4, 5000).equals(lines(fs, "/dag/flip-unchecked"));
     assertFalse(exact, "without checksums the damaged byte must show (wrong output or a failed"
         + " job); exit " + run.exitCode());
-    assertTrue(JobRun.named(run.events(fs, EVENTS), "mapOutputLost").isEmpty(),
+    assertTrue(JobRun.named(run.events(fs, EVENTS), EventName.MAP_OUTPUT_LOST).isEmpty(),
         "nothing noticed the damage as a lost map output");
     System.out.println("checksums off: exit " + run.exitCode()
         + (run.exitCode() == 0 ? ", wrong output" : ", job failed"));
@@ -272,7 +273,7 @@ class DagJobTest {
     assertTrue(run.output().contains("join partition 2 fails, as asked"), run.output());
     FileSystem fs = cluster.fileSystem();
     List<EventLine> events = run.events(fs, EVENTS);
-    assertEquals(2, JobRun.named(events, "taskEnd").stream().filter(e -> e.get("stage")
+    assertEquals(2, JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("stage")
         .equals("2") && e.get("result").equals("SUCCEEDED")).count(),
         "the other two partitions committed their files before the job failed");
     assertFalse(fs.exists(new Path("/dag/failed")), "a failed job leaves no output directory");
@@ -369,7 +370,7 @@ class DagJobTest {
   /** The id of a running application that has started a task of this stage, or null. */
   private static String appRunningStage(FileSystem fs, String stage) throws Exception {
     for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-      if (JobRun.named(events, "taskStart").stream()
+      if (JobRun.named(events, EventName.TASK_START).stream()
           .anyMatch(e -> stage.equals(e.get("stage")))) {
         return JobRun.appId(events);
       }

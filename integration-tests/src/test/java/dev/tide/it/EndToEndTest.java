@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
@@ -91,7 +92,7 @@ class EndToEndTest {
     Map<String, Long> actual = WordCountOutput.read(fs, "/wc/out");
     assertEquals(expected, actual);
     List<EventLine> events = run.events(fs, EVENTS);
-    long maps = JobRun.named(events, "taskEnd").stream()
+    long maps = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> e.get("kind").equals("MAP") && e.get("result").equals("SUCCEEDED")).count();
     assertTrue(maps >= 5, "the input spans several blocks, so several map tasks: " + maps);
     System.out.printf("wordcount: %d words, %d maps, submit-to-finish %d ms%n", actual.size(),
@@ -115,17 +116,17 @@ class EndToEndTest {
 
     List<EventLine> events = run.events(fs, EVENTS);
     // Every map ran exactly once.
-    List<EventLine> mapStarts = JobRun.named(events, "taskStart").stream()
+    List<EventLine> mapStarts = JobRun.named(events, EventName.TASK_START).stream()
         .filter(e -> e.get("kind").equals("MAP")).toList();
     assertEquals(6, mapStarts.size(), "no map task ran twice");
     Set<String> mapExecutors = new HashSet<>();
     mapStarts.forEach(e -> mapExecutors.add(e.get("executor")));
-    EventLine reduceEnd = JobRun.named(events, "taskEnd").stream()
+    EventLine reduceEnd = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> e.get("kind").equals("REDUCE")).findFirst().orElseThrow();
     long fetchStart = reduceEnd.getLong("fetchStartMillis");
     // Executors removed for idleness before the reduce fetched.
     Map<String, Long> removedAt = new HashMap<>();
-    for (EventLine e : JobRun.named(events, "executorRemoved")) {
+    for (EventLine e : JobRun.named(events, EventName.EXECUTOR_REMOVED)) {
       removedAt.put(e.get("executor"), e.timeMillis());
     }
     Set<String> removedBeforeFetch = new HashSet<>();
@@ -139,7 +140,7 @@ class EndToEndTest {
             + ", fetch at " + fetchStart);
     // They were removed because they sat idle: the policy's idle removal came first.
     Map<String, Long> idleRemovalAt = new HashMap<>();
-    for (EventLine e : JobRun.named(events, "executorIdleRemoval")) {
+    for (EventLine e : JobRun.named(events, EventName.EXECUTOR_IDLE_REMOVAL)) {
       idleRemovalAt.putIfAbsent(e.get("executor"), e.timeMillis());
     }
     for (String executor : removedBeforeFetch) {
@@ -153,7 +154,7 @@ class EndToEndTest {
     // executor's own exit reached the RM first, as exited cleanly: the driver told it to exit.
     Set<String> released = new HashSet<>();
     Set<String> completedBeforeFetch = new HashSet<>();
-    for (EventLine e : JobRun.named(events, "containerCompleted")) {
+    for (EventLine e : JobRun.named(events, EventName.CONTAINER_COMPLETED)) {
       if (removedBeforeFetch.contains(e.get("executor"))) {
         int exitStatus = Integer.parseInt(e.get("exitStatus"));
         assertTrue(exitStatus == ContainerExitStatus.ABORTED
@@ -170,8 +171,8 @@ class EndToEndTest {
     // before the reducer fetched: its map output came from the NodeManager's service alone.
     assertFalse(completedBeforeFetch.isEmpty(), "YARN reported some released container"
         + " completed before the reduce fetched at " + fetchStart + ": "
-        + JobRun.named(events, "containerCompleted"));
-    long firstCompletion = JobRun.named(events, "containerCompleted").stream()
+        + JobRun.named(events, EventName.CONTAINER_COMPLETED));
+    long firstCompletion = JobRun.named(events, EventName.CONTAINER_COMPLETED).stream()
         .filter(e -> completedBeforeFetch.contains(e.get("executor")))
         .mapToLong(EventLine::timeMillis).min().orElseThrow();
     System.out.printf("idle removal: first released container completed %d ms before the"
@@ -213,7 +214,7 @@ class EndToEndTest {
     assertTrue(readAll(fs, "/sleep-kill/out/part-r-00001").startsWith("partition 1 records "
         + (9 * 32) + " "));
     String killed = victim;
-    EventLine completed = JobRun.named(run.events(fs, EVENTS), "containerCompleted").stream()
+    EventLine completed = JobRun.named(run.events(fs, EVENTS), EventName.CONTAINER_COMPLETED).stream()
         .filter(e -> killed.equals(e.get("container"))).findFirst().orElseThrow();
     assertNotEquals(ContainerExitStatus.ABORTED, Integer.parseInt(completed.get("exitStatus")));
     System.out.printf("killed container %s (exit status %s); job finished in %d ms%n", victim,
@@ -238,9 +239,9 @@ class EndToEndTest {
     assertTrue(readAll(fs, "/sleep-lost/out/part-r-00000").startsWith("partition 0 records "
         + (4 * 16) + " "));
     List<EventLine> events = run.events(fs, EVENTS);
-    assertEquals(List.of("0"), JobRun.named(events, "mapOutputLost").stream()
+    assertEquals(List.of("0"), JobRun.named(events, EventName.MAP_OUTPUT_LOST).stream()
         .map(e -> e.get("map")).toList());
-    long map0Runs = JobRun.named(events, "taskEnd").stream().filter(e -> e.get("kind")
+    long map0Runs = JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("kind")
         .equals("MAP") && e.get("index").equals("0") && e.get("result").equals("SUCCEEDED"))
         .count();
     assertEquals(2, map0Runs, "map 0 ran again after its output was lost");
@@ -265,7 +266,7 @@ class EndToEndTest {
     String executor = null;
     for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
       if (appId.equals(JobRun.appId(events))) {
-        executor = JobRun.named(events, "taskStart").stream()
+        executor = JobRun.named(events, EventName.TASK_START).stream()
             .filter(e -> e.get("kind").equals("REDUCE")).findFirst().orElseThrow()
             .get("executor");
       }
@@ -285,14 +286,14 @@ class EndToEndTest {
         + (2 * 16) + " "));
     List<EventLine> events = run.events(fs, EVENTS);
     String stopped = executor;
-    EventLine removed = JobRun.named(events, "executorRemoved").stream()
+    EventLine removed = JobRun.named(events, EventName.EXECUTOR_REMOVED).stream()
         .filter(e -> stopped.equals(e.get("executor"))).findFirst().orElseThrow();
     assertTrue(removed.get("reason").matches("lost: no heartbeat for \\d+ s"
         + " \\(tide.executor.heartbeatTimeout = 5s\\)"), removed.toString());
-    assertTrue(JobRun.named(events, "containerReleased").stream()
+    assertTrue(JobRun.named(events, EventName.CONTAINER_RELEASED).stream()
         .anyMatch(e -> e.get("reason").equals("lost: no heartbeat")),
         "the AM released the lost executor's container");
-    List<EventLine> reduceEnds = JobRun.named(events, "taskEnd").stream()
+    List<EventLine> reduceEnds = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> e.get("kind").equals("REDUCE")).toList();
     assertEquals(List.of("EXECUTOR_LOST", "SUCCEEDED"),
         reduceEnds.stream().map(e -> e.get("result")).toList());
@@ -361,7 +362,7 @@ class EndToEndTest {
     assertTrue(run.output().contains("could not fetch its input in 3 consecutive rounds of map"
         + " reruns (tide.stage.maxConsecutiveAttempts = 2)"), run.output());
     List<EventLine> events = run.events(fs, EVENTS);
-    long mapRuns = JobRun.named(events, "taskEnd").stream().filter(e -> e.get("kind")
+    long mapRuns = JobRun.named(events, EventName.TASK_END).stream().filter(e -> e.get("kind")
         .equals("MAP") && e.get("result").equals("SUCCEEDED")).count();
     assertTrue(mapRuns >= 2 + 2 && mapRuns <= 2 * 3, "the 2 maps ran once and were rerun in"
         + " 2 rounds, no more: " + mapRuns + " map runs (deleted " + deleted + " data files)");
@@ -420,7 +421,7 @@ class EndToEndTest {
   /** The id of a running sleep application that has started a task of this kind, or null. */
   private static String runningApp(FileSystem fs, String kind) throws Exception {
     for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-      if (JobRun.named(events, "taskStart").stream().anyMatch(e -> e.get("kind").equals(kind))) {
+      if (JobRun.named(events, EventName.TASK_START).stream().anyMatch(e -> e.get("kind").equals(kind))) {
         return JobRun.appId(events);
       }
     }
@@ -430,12 +431,12 @@ class EndToEndTest {
   /** A container whose executor has started a task, from the live event log, or null. */
   private static String runningExecutorContainer(FileSystem fs) throws Exception {
     for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-      if (JobRun.named(events, "jobStart").stream().noneMatch(e -> e.get("job").equals("sleep"))) {
+      if (JobRun.named(events, EventName.JOB_START).stream().noneMatch(e -> e.get("job").equals("sleep"))) {
         continue;
       }
       Set<String> busy = new HashSet<>();
-      JobRun.named(events, "taskStart").forEach(e -> busy.add(e.get("executor")));
-      for (EventLine launched : JobRun.named(events, "executorLaunched")) {
+      JobRun.named(events, EventName.TASK_START).forEach(e -> busy.add(e.get("executor")));
+      for (EventLine launched : JobRun.named(events, EventName.EXECUTOR_LAUNCHED)) {
         if (busy.contains(launched.get("executor"))) {
           return launched.get("container");
         }
@@ -659,12 +660,12 @@ class EndToEndTest {
     assertTrue(run.output().contains("user code called System.exit"), run.output());
     assertTrue(run.output().contains("ExitingJob$ExitingMapper.map("), run.output());
     List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
-    assertEquals(List.of(), JobRun.named(events, "nodeExcluded"));
-    List<EventLine> failed = JobRun.named(events, "taskEnd").stream()
+    assertEquals(List.of(), JobRun.named(events, EventName.NODE_EXCLUDED));
+    List<EventLine> failed = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> "FAILED".equals(e.get("result"))).toList();
     assertEquals(2, failed.size(), events.toString());
     // The first executor's end is classified before its replacement is asked for.
-    List<EventLine> executorEnds = JobRun.named(events, "containerCompleted").stream()
+    List<EventLine> executorEnds = JobRun.named(events, EventName.CONTAINER_COMPLETED).stream()
         .filter(e -> !"".equals(e.get("executor")) && "true".equals(e.get("failure"))).toList();
     assertFalse(executorEnds.isEmpty(), events.toString());
     for (EventLine end : executorEnds) {

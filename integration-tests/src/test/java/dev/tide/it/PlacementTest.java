@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.it.placement.ConstrainedCluster;
 import dev.tide.it.placement.PreferredNodeJob;
 import java.nio.file.Path;
@@ -55,7 +56,7 @@ class PlacementTest {
   }
 
   private static List<String> executorNodes(JobRun run) throws Exception {
-    return JobRun.named(run.events(cluster.fileSystem(), EVENTS), "executorLaunched").stream()
+    return JobRun.named(run.events(cluster.fileSystem(), EVENTS), EventName.EXECUTOR_LAUNCHED).stream()
         .map(e -> e.get("node")).collect(Collectors.toList());
   }
 
@@ -130,7 +131,7 @@ class PlacementTest {
     assertTrue(run.output().contains("Unrecognized VM option 'TideNoSuchJvmFlag'"),
         "the executor's own error reaches the user: " + run.output());
     List<EventLine> events = run.events(cluster.fileSystem(), EVENTS);
-    long failures = JobRun.named(events, "containerCompleted").stream()
+    long failures = JobRun.named(events, EventName.CONTAINER_COMPLETED).stream()
         .filter(e -> e.get("failure").equals("true")).count();
     assertEquals(3, failures, "more than tide.executor.maxFailures = 2 ended the application");
   }

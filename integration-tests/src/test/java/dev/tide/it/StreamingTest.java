@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -100,7 +101,7 @@ class StreamingTest {
     assertTrue(run.output().contains("batches done, last"), "the progress line shows batches");
 
     List<EventLine> events = run.events(fs, EVENTS);
-    List<EventLine> batches = JobRun.named(events, "batchCompleted");
+    List<EventLine> batches = JobRun.named(events, EventName.BATCH_COMPLETED);
     long start = batches.get(0).getLong("batch") - 3000;
     System.out.print(EmbeddedDemo.batchTimeline(events));
     long total = 0;
@@ -127,14 +128,14 @@ class StreamingTest {
     long last = lowAfter.get(lowAfter.size() - 1).getLong("target");
     assertTrue(last < peak, "executors fell after the rate did: target " + last + " after a"
         + " peak of " + peak + " executors");
-    assertFalse(JobRun.named(events, "streamingAllocation").stream()
+    assertFalse(JobRun.named(events, EventName.STREAMING_ALLOCATION).stream()
         .noneMatch(e -> e.getLong("remove") > 0), "the policy removed executors");
     JobRun timeline = Submitter.run(conf, System.out, "timeline", run.appId());
     assertEquals(0, timeline.exitCode(), timeline.output());
     assertTrue(timeline.output().contains("job succeeded: stream StreamRateJob stopped after")
         && timeline.output().contains("target 1 ->") && timeline.output().contains("batch "),
         timeline.output());
-    assertTrue(JobRun.named(events, "executorRemoved").stream()
+    assertTrue(JobRun.named(events, EventName.EXECUTOR_REMOVED).stream()
         .anyMatch(e -> e.get("reason").contains("failed") || e.get("reason").contains("closed")),
         "the killed executor was seen lost");
   }
@@ -235,7 +236,7 @@ class StreamingTest {
   }
 
   private static long inputBytes(List<EventLine> events) {
-    return JobRun.named(events, "batchCompleted").stream().mapToLong(e -> e.getLong("records"))
+    return JobRun.named(events, EventName.BATCH_COMPLETED).stream().mapToLong(e -> e.getLong("records"))
         .sum();
   }
 
@@ -245,8 +246,8 @@ class StreamingTest {
     long deadline = System.currentTimeMillis() + 120_000;
     while (System.currentTimeMillis() < deadline && !run.isDone()) {
       for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-        if (JobRun.named(events, "jobStart").get(0).get("job").equals(job)
-            && JobRun.named(events, "batchCompleted").size() >= batches) {
+        if (JobRun.named(events, EventName.JOB_START).get(0).get("job").equals(job)
+            && JobRun.named(events, EventName.BATCH_COMPLETED).size() >= batches) {
           return JobRun.appId(events);
         }
       }
@@ -280,10 +281,10 @@ class StreamingTest {
     long deadline = System.currentTimeMillis() + 180_000;
     while (System.currentTimeMillis() < deadline && !run.isDone()) {
       for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-        List<EventLine> batches = JobRun.named(events, "batchCompleted");
-        List<EventLine> launched = JobRun.named(events, "executorLaunched");
+        List<EventLine> batches = JobRun.named(events, EventName.BATCH_COMPLETED);
+        List<EventLine> launched = JobRun.named(events, EventName.EXECUTOR_LAUNCHED);
         java.util.Set<String> gone = new java.util.HashSet<>();
-        for (String event : List.of("executorRemoved", "executorIdleRemoval")) {
+        for (EventName event : List.of(EventName.EXECUTOR_REMOVED, EventName.EXECUTOR_IDLE_REMOVAL)) {
           JobRun.named(events, event).forEach(e -> gone.add(e.get("executor")));
         }
         List<EventLine> alive = launched.stream().filter(e -> !gone.contains(e.get("executor")))

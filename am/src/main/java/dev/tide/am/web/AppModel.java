@@ -1,6 +1,7 @@
 package dev.tide.am.web;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.events.JobEndState;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.app.AppOptions;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What the web UI and the history report show of one application, built from its events (the
@@ -157,41 +159,45 @@ public final class AppModel {
       startMillis = t;
     }
     lastEventMillis = Math.max(lastEventMillis, t);
-    switch (e.event()) {
-      case "jobStart" -> {
+    Optional<EventName> eventName = e.eventName();
+    if (eventName.isEmpty()) {
+      return; // an event this version does not know: readers ignore it
+    }
+    switch (eventName.get()) {
+      case JOB_START -> {
         appId = e.get("app");
         job = e.get("job");
         user = e.get("user") == null ? "" : e.get("user");
       }
-      case "jobEnd" -> {
+      case JOB_END -> {
         endMillis = t;
         JobEndState state = JobEndState.of(e);
         result = state.text();
         diagnostics = e.get("diagnostics") == null ? "" : e.get("diagnostics");
         closeOpen(t, state);
       }
-      case "planStart" -> currentPlan = e.get("plan");
-      case "settings" -> settings.putAll(e.fields());
-      case "stageSubmitted" -> {
+      case PLAN_START -> currentPlan = e.get("plan");
+      case SETTINGS -> settings.putAll(e.fields());
+      case STAGE_SUBMITTED -> {
         Stage s = stages.computeIfAbsent(e.get("stage"), Stage::new);
         s.name = e.get("name");
         s.plan = currentPlan;
         s.tasks = (int) e.getLong("tasks");
         s.submittedMillis = t;
       }
-      case "stageCompleted" -> {
+      case STAGE_COMPLETED -> {
         Stage s = stages.computeIfAbsent(e.get("stage"), Stage::new);
         s.completedMillis = t;
         s.state = "completed";
       }
-      case "taskStart" -> {
+      case TASK_START -> {
         runningTasks.put(e.get("task"), new long[] {t});
         taskExecutor.put(e.get("task"), e.get("executor"));
         stages.computeIfAbsent(e.get("stage"), Stage::new).running++;
         executor(e.get("executor")).tasksRunning++;
       }
-      case "taskEnd" -> taskEnded(e, t);
-      case "executorLaunched" -> {
+      case TASK_END -> taskEnded(e, t);
+      case EXECUTOR_LAUNCHED -> {
         Executor x = executor(e.get("executor"));
         x.container = e.get("container");
         x.host = e.get("host");
@@ -199,23 +205,23 @@ public final class AppModel {
         x.nodeHttp = e.get("nodeHttp") == null ? "" : e.get("nodeHttp");
         x.launchedMillis = t;
       }
-      case "executorRegistered" -> {
+      case EXECUTOR_REGISTERED -> {
         Executor x = executor(e.get("executor"));
         x.registeredMillis = t;
         if (x.host.isEmpty()) {
           x.host = e.get("host");
         }
       }
-      case "executorAdded" -> executor(e.get("executor")).state = "running";
-      case "containerAllocated" -> containersAllocated++;
-      case "containerReleased" -> containersReleased++;
-      case "executorIdleRemoval" -> {
+      case EXECUTOR_ADDED -> executor(e.get("executor")).state = "running";
+      case CONTAINER_ALLOCATED -> containersAllocated++;
+      case CONTAINER_RELEASED -> containersReleased++;
+      case EXECUTOR_IDLE_REMOVAL -> {
         Executor x = executor(e.get("executor"));
         x.state = "pending-to-remove";
         x.removalReason = e.get("reason") == null ? "idle" : e.get("reason");
         decisions.add(new Decision(t, "remove executor " + e.get("executor"), x.removalReason));
       }
-      case "executorRemoved" -> {
+      case EXECUTOR_REMOVED -> {
         Executor x = executor(e.get("executor"));
         if (!x.state.equals("failed")) {
           x.state = "ended";
@@ -225,7 +231,7 @@ public final class AppModel {
           x.removalReason = e.get("reason");
         }
       }
-      case "containerCompleted" -> {
+      case CONTAINER_COMPLETED -> {
         Executor x = executor(e.get("executor"));
         x.exitStatus = e.get("exitStatus");
         // The container's own end; why the driver removed the executor (idle, lost without
@@ -241,22 +247,22 @@ public final class AppModel {
           x.endMillis = t;
         }
       }
-      case "taskSpeculated" -> decisions.add(new Decision(t, "speculate task " + e.get("index")
+      case TASK_SPECULATED -> decisions.add(new Decision(t, "speculate task " + e.get("index")
           + " of stage " + e.get("stage") + " on executor " + e.get("executor"), "its attempt"
           + " ran " + e.get("runningMs") + " ms, over " + e.get("thresholdMs") + " ms"
           + " (tide.speculation.multiplier x its stage's median)"));
-      case "targetChanged", "streamingAllocation" -> {
+      case TARGET_CHANGED, STREAMING_ALLOCATION -> {
         decisions.add(new Decision(t, "target " + e.get("from") + " -> " + e.get("target")
-            + ("streamingAllocation".equals(e.event()) && e.getLong("remove") > 0
+            + (e.is(EventName.STREAMING_ALLOCATION) && e.getLong("remove") > 0
                 ? ", remove " + e.get("remove") : ""), e.get("reason")));
         target = (int) e.getLong("target");
       }
-      case "timeline" -> {
+      case TIMELINE -> {
         target = (int) e.getLong("target");
         samples.add(new Sample(t, target, (int) e.getLong("executors"), starting(),
             pendingRemoval(), (int) e.getLong("pendingTasks"), (int) e.getLong("runningTasks")));
       }
-      case "batchCompleted" -> {
+      case BATCH_COMPLETED -> {
         if (!batches.isEmpty() && intervalMillis == 0) {
           intervalMillis = e.getLong("batch") - batches.get(batches.size() - 1).batchTime();
         }

@@ -1,6 +1,7 @@
 package dev.tide.am.yarn;
 
 import dev.tide.driver.Driver;
+import dev.tide.driver.events.EventName;
 
 /**
  * What the YARN allocator tells the driver: executors launched and exited, a fatal cluster-side
@@ -23,7 +24,7 @@ public interface DriverCallbacks {
   void abort(String diagnostics);
 
   /** Records a cluster-side event: {@code keyValues} alternate key and value. */
-  void logEvent(String event, Object... keyValues);
+  void logEvent(EventName event, Object... keyValues);
 
   /**
    * Whether the executor has registered with the driver (its RPC connection is authenticated and
@@ -85,7 +86,7 @@ public interface DriverCallbacks {
       }
 
       @Override
-      public void logEvent(String event, Object... keyValues) {
+      public void logEvent(EventName event, Object... keyValues) {
         driver.logEvent(event, keyValues);
       }
     };

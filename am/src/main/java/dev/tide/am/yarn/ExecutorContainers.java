@@ -1,5 +1,6 @@
 package dev.tide.am.yarn;
 
+import dev.tide.driver.events.EventName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -108,7 +109,7 @@ final class ExecutorContainers {
     releasedSinceTaken++;
     LOG.debug("Releasing container {} on {}: {}", container.getId(), container.getNodeId(),
         reason);
-    events.logEvent("containerReleased", "container", container.getId().toString(), "host",
+    events.logEvent(EventName.CONTAINER_RELEASED, "container", container.getId().toString(), "host",
         container.getNodeId().getHost(), "reason", reason);
   }
 

@@ -10,6 +10,7 @@ import dev.tide.am.yarn.ExecutorLauncher.LaunchFailed;
 import dev.tide.am.yarn.ExecutorLauncher.LaunchResult;
 import dev.tide.am.yarn.ExecutorLauncher.Launched;
 import dev.tide.am.yarn.ExecutorRequests.Assignment;
+import dev.tide.driver.events.EventName;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -102,7 +103,7 @@ final class ExecutorLifecycle {
       return 0;
     }
     for (Container container : allocated) {
-      driver.logEvent("containerAllocated", "container", container.getId().toString(),
+      driver.logEvent(EventName.CONTAINER_ALLOCATED, "container", container.getId().toString(),
           "host", container.getNodeId().getHost(), "node",
           nodeName(container));
     }
@@ -132,7 +133,7 @@ final class ExecutorLifecycle {
       executor.state = State.RUNNING;
       executor.reportedToDriver = true;
       executor.launchedAtMillis = settings.clockMillis().getAsLong();
-      driver.logEvent("executorLaunched", "executor", executor.id, "container",
+      driver.logEvent(EventName.EXECUTOR_LAUNCHED, "executor", executor.id, "container",
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
           launched.shufflePort(), "node", nodeName(executor.container),
           "nodeHttp", executor.container.getNodeHttpAddress());
@@ -197,7 +198,7 @@ final class ExecutorLifecycle {
       ContainerOutcome outcome = classifier.classify(status.getExitStatus(),
           status.getDiagnostics(), completion.released());
       String executorId = executor == null ? "" : executor.id;
-      driver.logEvent("containerCompleted", "container", id.toString(), "executor", executorId,
+      driver.logEvent(EventName.CONTAINER_COMPLETED, "container", id.toString(), "executor", executorId,
           "exitStatus", status.getExitStatus(), "released", completion.released(), "failure",
           outcome.failure(), "diagnostics", outcome.diagnostics());
       if (executor == null) {

@@ -1,6 +1,7 @@
 package dev.tide.am.yarn;
 
 import dev.tide.am.allocation.ExecutorFailures;
+import dev.tide.driver.events.EventName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,7 +33,7 @@ final class NodeExclusions {
 
   /** Where exclusion events go (the driver's event log). */
   interface EventSink {
-    void logEvent(String name, Object... fields);
+    void logEvent(EventName name, Object... fields);
   }
 
   /**
@@ -83,7 +84,7 @@ final class NodeExclusions {
           + ".maxFailuresPerHost = {})", node, settings.exclusionTimeout().toSeconds(),
           verdict.perNode().get(node), settings.maxFailuresPerNode());
       amrmClient.updateBlacklist(List.of(node), null);
-      events.logEvent("nodeExcluded", "node", node, "failures",
+      events.logEvent(EventName.NODE_EXCLUDED, "node", node, "failures",
           verdict.perNode().get(node), "until",
           settings.clockMillis().getAsLong() + settings.exclusionTimeout().toMillis());
     }
@@ -96,7 +97,7 @@ final class NodeExclusions {
       LOG.info("Nodes {} may take executors again", ended);
       amrmClient.updateBlacklist(null, ended);
       for (String node : ended) {
-        events.logEvent("nodeExclusionEnded", "node", node);
+        events.logEvent(EventName.NODE_EXCLUSION_ENDED, "node", node);
       }
     }
   }
@@ -112,7 +113,7 @@ final class NodeExclusions {
           + " node {}, so the application can go on ({} executors wanted, {} running or"
           + " starting)", clusterNodes, node, wanted, runningOrStarting);
       amrmClient.updateBlacklist(null, List.of(node));
-      events.logEvent("nodeExclusionLifted", "node", node, "clusterNodes",
+      events.logEvent(EventName.NODE_EXCLUSION_LIFTED, "node", node, "clusterNodes",
           clusterNodes, "excludedNodes", excluded);
       liftNote = "all " + clusterNodes + " nodes were excluded, lifted " + node;
     });

@@ -9,6 +9,7 @@ import dev.tide.am.allocation.LocalityPlacement;
 import dev.tide.am.allocation.MaxExecutorFailures;
 import dev.tide.am.allocation.RackCache;
 import dev.tide.app.AppSecret;
+import dev.tide.driver.events.EventName;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;
@@ -212,8 +213,8 @@ class YarnAllocatorTest {
     }
 
     @Override
-    public void logEvent(String event, Object... keyValues) {
-      StringBuilder line = new StringBuilder(event);
+    public void logEvent(EventName event, Object... keyValues) {
+      StringBuilder line = new StringBuilder(event.wireName());
       for (Object value : keyValues) {
         line.append(' ').append(value);
       }

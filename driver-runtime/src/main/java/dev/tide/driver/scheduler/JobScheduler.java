@@ -4,6 +4,7 @@ import dev.tide.driver.alloc.IdleExecutor;
 import dev.tide.driver.alloc.SchedulerView;
 import dev.tide.driver.alloc.StageOutlook;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.rpc.MapLocation;
@@ -275,7 +276,7 @@ public final class JobScheduler implements SchedulerView {
     rerunStages.remove(stage.stage.id());
     if (!stage.completedOnce) {
       stage.completedOnce = true;
-      events.record("stageCompleted", "stage", globalId(stage.stage.id()), "name",
+      events.record(EventName.STAGE_COMPLETED, "stage", globalId(stage.stage.id()), "name",
           stage.stage.name());
       LOG.info("Stage {} completed ({} tasks)", stage.label(), stage.stage.tasks());
     }
@@ -290,7 +291,7 @@ public final class JobScheduler implements SchedulerView {
         tasksSubmitted += stage.pending.size();
         List<Integer> parents = new ArrayList<>();
         stage.stage.parents().forEach(p -> parents.add(globalId(p)));
-        events.record("stageSubmitted", "stage", globalId(stage.stage.id()), "name",
+        events.record(EventName.STAGE_SUBMITTED, "stage", globalId(stage.stage.id()), "name",
             stage.stage.name(), "tasks", stage.stage.tasks(), "parents", parents.toString());
       }
     }
@@ -384,7 +385,7 @@ public final class JobScheduler implements SchedulerView {
           if (outcome.lossCause().equals(TaskOutcome.DAMAGED_ON_DISK)) {
             damagedMapOutputs++;
           }
-          events.record("mapOutputLost", "stage", globalId(stage.stage.id()),
+          events.record(EventName.MAP_OUTPUT_LOST, "stage", globalId(stage.stage.id()),
               "shuffle", globalId(stage.stage.id()), "map", index, "partition", task.index(),
               "host", outcome.fetchHost(), "port", outcome.fetchPort(), "reader",
               task.describe(), "cause", outcome.lossCause(), "detail", cut(outcome.message()));

@@ -1,5 +1,6 @@
 package dev.tide.driver.scheduler;
 
+import dev.tide.driver.events.EventName;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
 import dev.tide.driver.alloc.IdleExecutor;
@@ -181,7 +182,7 @@ final class TaskAssignment {
         lost.add(r);
         LOG.info("Task {} lost with executor {} ({}); it will run again",
             r.task().describe(), executorId, reason);
-        events.record("taskEnd", "task", r.task().taskId(), "stage", r.task().stageId(),
+        events.record(EventName.TASK_END, "task", r.task().taskId(), "stage", r.task().stageId(),
             "kind", r.task().kind(), "index", r.task().index(), "attempt", r.task().attempt(),
             "executor", executorId, "result", "EXECUTOR_LOST");
       }
@@ -194,7 +195,7 @@ final class TaskAssignment {
     if (lostBlocks > 0) {
       LOG.info("Executor {} took {} cached blocks with it; they will be read again from their"
           + " splits", executorId, lostBlocks);
-      events.record("cachedBlocksLost", "executor", executorId, "blocks", lostBlocks);
+      events.record(EventName.CACHED_BLOCKS_LOST, "executor", executorId, "blocks", lostBlocks);
     }
     // Map outputs stay where they are: the node's tide_shuffle service serves them.
   }
@@ -231,7 +232,7 @@ final class TaskAssignment {
           running.put(task.get().taskId(), new Running(task.get(), e.id, clock.getAsLong(),
               stages.outputSequence()));
           assignments.add(new JobScheduler.Assignment(e.id, task.get()));
-          events.record("taskStart", "task", task.get().taskId(), "stage",
+          events.record(EventName.TASK_START, "task", task.get().taskId(), "stage",
               task.get().stageId(), "kind", task.get().kind(), "index", task.get().index(),
               "attempt", task.get().attempt(), "executor", e.id, "host", e.host);
           progress = true;
@@ -318,7 +319,7 @@ final class TaskAssignment {
             + " attempt {} on executor {} ({})", original.task().describe(),
             original.executorId(), host, st.runningMillis(), st.thresholdMillis(),
             "tide.speculation.multiplier", copy.attempt(), e.id, e.host);
-        events.record("taskSpeculated", "task", copy.taskId(), "of", original.task().taskId(),
+        events.record(EventName.TASK_SPECULATED, "task", copy.taskId(), "of", original.task().taskId(),
             "stage", copy.stageId(), "index", copy.index(), "attempt", copy.attempt(),
             "executor", e.id, "host", e.host, "runningMs", st.runningMillis(), "thresholdMs",
             st.thresholdMillis());
@@ -426,7 +427,7 @@ final class TaskAssignment {
       fields.add("cause");
       fields.add(outcome.lossCause());
     }
-    events.record("taskEnd", fields.toArray());
+    events.record(EventName.TASK_END, fields.toArray());
     if (e != null && (outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_OUT_OF_MEMORY, 0L) > 0
         || outcome.metrics().getOrDefault(TaskOutcome.EXECUTOR_EXITING, 0L) > 0)) {
       e.exiting = true; // it exits after this report; a new executor replaces it

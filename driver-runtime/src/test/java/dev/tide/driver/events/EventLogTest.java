@@ -68,7 +68,7 @@ class EventLogTest {
     // The stream takes nothing: a log that wrote on the recording thread would hang here.
     assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
       for (int i = 0; i < 1_000; i++) {
-        log.record("taskEnd", "task", i);
+        log.record(EventName.TASK_END, "task", i);
       }
     });
     assertEquals(0, stream.written.size(), "nothing written while the file system stalls");

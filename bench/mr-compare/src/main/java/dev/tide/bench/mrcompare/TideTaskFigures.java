@@ -1,12 +1,14 @@
 package dev.tide.bench.mrcompare;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where one Tide application spent its time and memory, from its event log: per stage, the
@@ -45,17 +47,21 @@ record TideTaskFigures(long planningMillis, int executorsAdded, List<Stage> stag
     Map<String, Long> taskStarts = new HashMap<>();
     Map<String, long[]> sums = new HashMap<>();
     for (EventLine e : events) {
-      switch (e.event()) {
-        case "jobStart" -> jobStart = e.timeMillis();
-        case "executorAdded" -> executors++;
-        case "stageSubmitted" -> {
+      Optional<EventName> eventName = e.eventName();
+      if (eventName.isEmpty()) {
+        continue; // an event this version does not know: readers ignore it
+      }
+      switch (eventName.get()) {
+        case JOB_START -> jobStart = e.timeMillis();
+        case EXECUTOR_ADDED -> executors++;
+        case STAGE_SUBMITTED -> {
           names.put(e.get("stage"), e.get("name"));
           submitted.put(e.get("stage"), e.timeMillis());
           firstStage = firstStage == null ? e.timeMillis() : firstStage;
         }
-        case "stageCompleted" -> completed.put(e.get("stage"), e.timeMillis());
-        case "taskStart" -> taskStarts.put(e.get("task") + "/" + e.get("attempt"), e.timeMillis());
-        case "taskEnd" -> {
+        case STAGE_COMPLETED -> completed.put(e.get("stage"), e.timeMillis());
+        case TASK_START -> taskStarts.put(e.get("task") + "/" + e.get("attempt"), e.timeMillis());
+        case TASK_END -> {
           long[] s = sums.computeIfAbsent(e.get("stage"), k -> new long[10]);
           if (!"SUCCEEDED".equals(e.get("result"))) {
             s[1]++;

@@ -1,6 +1,7 @@
 package dev.tide.bench.yarn;
 
 import dev.tide.driver.events.EventLine;
+import dev.tide.driver.events.EventName;
 import dev.tide.it.EmbeddedCluster;
 import dev.tide.it.JobRun;
 import dev.tide.it.Submitter;
@@ -12,6 +13,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -118,11 +120,11 @@ public final class YarnElasticityBench {
   }
 
   private static String backlogRow(String setting, int n, List<EventLine> events) {
-    long t0 = JobRun.named(events, "stageSubmitted").get(0).timeMillis();
-    List<EventLine> added = JobRun.named(events, "executorAdded");
+    long t0 = JobRun.named(events, EventName.STAGE_SUBMITTED).get(0).timeMillis();
+    List<EventLine> added = JobRun.named(events, EventName.EXECUTOR_ADDED);
     String firstExecutor = added.isEmpty() ? null : added.get(0).get("executor");
     String startup = "-";
-    for (EventLine e : JobRun.named(events, "executorRegistered")) {
+    for (EventLine e : JobRun.named(events, EventName.EXECUTOR_REGISTERED)) {
       if (e.get("executor").equals(firstExecutor)) {
         startup = e.get("startupMs");
       }
@@ -155,9 +157,13 @@ public final class YarnElasticityBench {
     Map<String, Long> removedAt = new HashMap<>();
     Map<String, Long> idleAt = new HashMap<>();
     for (EventLine e : events) {
-      switch (e.event()) {
-        case "taskEnd" -> lastTaskEnd.put(e.get("executor"), e.timeMillis());
-        case "executorIdleRemoval" -> {
+      Optional<EventName> name = e.eventName();
+      if (name.isEmpty()) {
+        continue; // an event this version does not know: readers ignore it
+      }
+      switch (name.get()) {
+        case TASK_END -> lastTaskEnd.put(e.get("executor"), e.timeMillis());
+        case EXECUTOR_IDLE_REMOVAL -> {
           String id = e.get("executor");
           removedAt.put(id, e.timeMillis());
           Long idle = lastTaskEnd.get(id);
@@ -166,7 +172,7 @@ public final class YarnElasticityBench {
             toRemoval.add(e.timeMillis() - idle);
           }
         }
-        case "containerCompleted" -> {
+        case CONTAINER_COMPLETED -> {
           String id = e.get("executor");
           Long removed = removedAt.remove(id);
           if (removed != null) {
@@ -180,7 +186,7 @@ public final class YarnElasticityBench {
         default -> { }
       }
     }
-    int removed = JobRun.named(events, "executorIdleRemoval").size();
+    int removed = JobRun.named(events, EventName.EXECUTOR_IDLE_REMOVAL).size();
     return String.format("| %s | %d | %d | %s | %s | %s |", setting, n, removed,
         stats(toRemoval), stats(toCompleted), stats(total));
   }
