@@ -31,10 +31,6 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
     return events.stream().filter(e -> e.is(name)).collect(Collectors.toList());
   }
 
-  public static List<EventLine> named(List<EventLine> events, String name) {
-    return events.stream().filter(e -> e.event().equals(name)).collect(Collectors.toList());
-  }
-
   /**
    * The event logs under {@code eventLogDir} of applications running now (a {@code jobStart},
    * no {@code jobEnd} yet), as they are now; empty before any application started.

@@ -106,12 +106,7 @@ public final class EventLog implements AutoCloseable {
   }
 
   /** Records one event; {@code keyValues} alternate keys and values. */
-  public void record(EventName event, Object... keyValues) {
-    record(event.wireName(), keyValues);
-  }
-
-  /** Records one event; {@code keyValues} alternate keys and values. */
-  public synchronized void record(String event, Object... keyValues) {
+  public synchronized void record(EventName event, Object... keyValues) {
     if (out == null && listener == null) {
       return;
     }
@@ -124,7 +119,7 @@ public final class EventLog implements AutoCloseable {
       Map<String, String> text = new LinkedHashMap<>();
       fields.forEach((k, v) -> text.put(k, String.valueOf(v)));
       try {
-        listener.accept(new EventLine(now, event, text));
+        listener.accept(new EventLine(now, event.wireName(), text));
       } catch (RuntimeException e) {
         LOG.warn("The event listener failed on {}", event, e);
       }
@@ -132,7 +127,7 @@ public final class EventLog implements AutoCloseable {
     if (out == null || closed) {
       return;
     }
-    enqueue(EventLine.json(now, event, fields) + "\n");
+    enqueue(EventLine.json(now, event.wireName(), fields) + "\n");
   }
 
   private void enqueue(String line) {

@@ -82,7 +82,7 @@ class EventLogTest {
     }
     assertTrue(stream.closed);
     assertTrue(stream.flushes < 1_000, "flushed per batch, not per line: " + stream.flushes);
-    log.record("late", "after", "close");
+    log.record(EventName.TASK_END, "after", "close");
     assertEquals(1_000, stream.lines().size(), "nothing after close");
   }
 
@@ -96,7 +96,7 @@ class EventLogTest {
       int thread = t;
       threads.add(new Thread(() -> {
         for (int i = 0; i < 5_000; i++) {
-          log.record("e", "thread", thread, "i", i);
+          log.record(EventName.TIMELINE, "thread", thread, "i", i);
         }
       }));
     }

@@ -130,9 +130,9 @@ public final class YarnElasticityBench {
       }
     }
     return String.format("| %s | %d | %s | %s | %s | %s | %s | %d | %s |", setting, n,
-        first(events, "containerAllocated", null, t0),
-        first(events, "executorLaunched", firstExecutor, t0),
-        first(events, "executorRegistered", firstExecutor, t0),
+        first(events, EventName.CONTAINER_ALLOCATED, null, t0),
+        first(events, EventName.EXECUTOR_LAUNCHED, firstExecutor, t0),
+        first(events, EventName.EXECUTOR_REGISTERED, firstExecutor, t0),
         added.isEmpty() ? "-" : Long.toString(added.get(0).timeMillis() - t0),
         added.size() < n ? "- (" + added.size() + " added)"
             : Long.toString(added.get(n - 1).timeMillis() - t0),
@@ -140,7 +140,8 @@ public final class YarnElasticityBench {
   }
 
   /** The first event of that name (for that executor when given), in ms after t0. */
-  private static String first(List<EventLine> events, String name, String executor, long t0) {
+  private static String first(List<EventLine> events, EventName name, String executor,
+      long t0) {
     for (EventLine e : JobRun.named(events, name)) {
       if (executor == null || executor.equals(e.get("executor"))) {
         return Long.toString(e.timeMillis() - t0);
