@@ -25,14 +25,16 @@ class LayeringTest {
   static void importClasses() {
     tide = new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("dev.tide.driver", "dev.tide.executor", "dev.tide.rpc", "dev.tide.input");
+        .importPackages("dev.tide.driver", "dev.tide.executor", "dev.tide.rpc", "dev.tide.input",
+            "dev.tide.app", "dev.tide.output");
   }
 
   @Test
   void theJobApiDependsOnlyOnItselfJavaAndHadoop() {
-    classes().that().resideInAPackage("dev.tide.driver.job..")
+    classes().that().resideInAnyPackage("dev.tide.driver.job..", "dev.tide.input..")
         .should().onlyDependOnClassesThat()
-        .resideInAnyPackage("dev.tide.driver.job..", "java..", "org.apache.hadoop..")
+        .resideInAnyPackage("dev.tide.driver.job..", "dev.tide.input..", "java..",
+            "org.apache.hadoop..")
         .because("user jobs compile against the job API alone (the tide-api module)")
         .allowEmptyShould(false)
         .check(tide);
@@ -57,11 +59,13 @@ class LayeringTest {
   }
 
   @Test
-  void theExecutorSeesTheDriverOnlyThroughTheJobApi() {
-    noClasses().that().resideInAPackage("dev.tide.executor..")
+  void theExecutorAndWhatItSharesWithTheDriverSeeTheDriverOnlyThroughTheJobApi() {
+    noClasses().that().resideInAnyPackage("dev.tide.executor..", "dev.tide.rpc..",
+            "dev.tide.app..", "dev.tide.output..")
         .should().dependOnClassesThat(resideInAPackage("dev.tide.driver..")
             .and(not(resideInAPackage("dev.tide.driver.job.."))))
-        .because("the executor's messages are in dev.tide.rpc, its settings its own")
+        .because("an executor does not carry the driver's engine: its messages are in"
+            + " dev.tide.rpc, the settings it shares with the driver in dev.tide.app")
         .allowEmptyShould(false)
         .check(tide);
   }
@@ -77,11 +81,10 @@ class LayeringTest {
   }
 
   @Test
-  void theDriverExecutorProtocolDoesNotCarryTheNodeManagersShuffleServer() {
+  void theDriverExecutorProtocolRunsOnTheTransportNotOnTheShuffle() {
     noClasses().that().resideInAPackage("dev.tide.rpc..")
-        .should().dependOnClassesThat()
-        .resideInAnyPackage("dev.tide.shuffle.server..", "dev.tide.shuffle.yarn..")
-        .because("the protocol runs on network-common, not on the NodeManager's service")
+        .should().dependOnClassesThat().resideInAPackage("dev.tide.shuffle..")
+        .because("the protocol runs on network-common (dev.tide.network), as the shuffle does")
         .allowEmptyShould(false)
         .check(tide);
   }
