@@ -2,6 +2,7 @@ package dev.tide.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tide.time.ManualClock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

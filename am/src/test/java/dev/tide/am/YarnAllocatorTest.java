@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.AppSecret;
+import dev.tide.testing.Await;
+import dev.tide.time.ManualClock;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;
@@ -1140,12 +1142,6 @@ class YarnAllocatorTest {
 
   /** Polls with a deadline, for the tests that run the allocator's own thread. */
   private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.yield(); // the allocator's own thread gets on; the deadline bounds the wait
-    }
+    Await.until(DEADLINE, what, condition::getAsBoolean);
   }
 }

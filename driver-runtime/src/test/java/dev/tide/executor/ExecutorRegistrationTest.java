@@ -12,6 +12,7 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.rpc.RpcChannels;
 import dev.tide.driver.rpc.RpcListener;
 import dev.tide.driver.rpc.RpcMessage;
+import dev.tide.testing.Await;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -283,15 +284,8 @@ class ExecutorRegistrationTest {
     return exit;
   }
 
-  private static void awaitTrue(BooleanSupplier condition, Duration within, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + within.toSeconds() + " s: " + what);
-      }
-      Thread.sleep(10); // polling interval of a deadline-bounded wait
-    }
+  private static void awaitTrue(BooleanSupplier condition, Duration within, String what) {
+    Await.until(within, what, condition::getAsBoolean);
   }
 
   private static int freePort() throws IOException {
