@@ -12,6 +12,7 @@ import dev.tide.am.MaxExecutorFailures;
 import dev.tide.am.YarnAllocator;
 import dev.tide.driver.AppSecret;
 import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
@@ -380,17 +381,6 @@ class AllocatorFlowTest {
   }
 
   private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      try {
-        TimeUnit.MILLISECONDS.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for: " + what);
-      }
-    }
+    Await.until(DEADLINE, what, condition::getAsBoolean);
   }
 }
