@@ -64,6 +64,7 @@ class AllocatorFlowTest {
   @BeforeAll
   static void startCluster() throws Exception {
     long pid = ProcessHandle.current().pid();
+    SharedCluster.stop(); // this class starts a cluster of its own
     cluster = EmbeddedCluster.start("tide-allocator-flow-" + pid, 2,
         Path.of("target", "allocator-flow-cluster-" + pid));
   }

@@ -57,6 +57,7 @@ class DetachAndStagingTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
+    SharedCluster.stop(); // this class starts a cluster of its own
     cluster = EmbeddedCluster.start("tide-detach", 2, Path.of("target", "detach-cluster"));
     yarn = cluster.yarnClient();
   }

@@ -81,6 +81,7 @@ class NodeManagerRestartTest {
   static void startResourceManager() {
     Configuration conf = new YarnConfiguration();
     EmbeddedCluster.applyYarnTestSettings(conf); // the NodeManagers' settings start from these
+    SharedCluster.stop(); // this class starts a cluster of its own
     resourceManagerOnly = new MiniYARNCluster("tide-nm-restart", 0, 1, 1);
     resourceManagerOnly.init(conf);
     resourceManagerOnly.start();
