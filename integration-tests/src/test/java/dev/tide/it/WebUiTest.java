@@ -75,6 +75,7 @@ class WebUiTest {
   @Test
   void theExecutorsAndTheirRiseAndFallShowThroughTheResourceManagersProxy() throws Exception {
     Configuration conf = cluster.clientConf();
+    long submitted = System.currentTimeMillis();
     conf.set("tide.dynamicAllocation.maxExecutors", "4");
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
@@ -86,7 +87,7 @@ class WebUiTest {
       }
     });
     YarnClient yarn = cluster.yarnClient();
-    ApplicationReport report = awaitRunning(yarn, job);
+    ApplicationReport report = awaitRunning(yarn, job, submitted);
     assertTrue(report.getTrackingUrl().contains("/proxy/" + report.getApplicationId() + "/"),
         report.getTrackingUrl());
     // The report's URL carries the port the RM was configured with (0 under test): the same
@@ -193,11 +194,16 @@ class WebUiTest {
     assertTrue(browser.findElement(By.id("executors-chart")).isDisplayed());
   }
 
-  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job)
-      throws Exception {
+  /**
+   * The job's application once it runs: the one started since {@code since} (other test
+   * classes' applications share the cluster).
+   */
+  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job,
+      long since) {
     return Await.value(Duration.ofSeconds(60), "the application to run", () -> {
       for (ApplicationReport r : yarn.getApplications()) {
         if (r.getYarnApplicationState() == YarnApplicationState.RUNNING
+            && r.getStartTime() >= since
             && r.getOriginalTrackingUrl() != null && r.getOriginalTrackingUrl().startsWith("http")) {
           return r;
         }
