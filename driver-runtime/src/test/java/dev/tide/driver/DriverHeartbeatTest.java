@@ -16,9 +16,11 @@ import dev.tide.rpc.RpcMessage;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.executor.ExecutorBackend;
 import dev.tide.app.AppOptions;
+import dev.tide.testing.Await;
 import io.netty.channel.Channel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -213,15 +215,9 @@ class DriverHeartbeatTest {
     t.start();
   }
 
-  private static void awaitRunning(Driver driver, int tasks) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (driver.status().runningTasks() < tasks) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 20 s: " + tasks + " running tasks; status "
-            + driver.status());
-      }
-      Thread.sleep(10); // polling interval of a deadline-bounded wait
-    }
+  private static void awaitRunning(Driver driver, int tasks) {
+    Await.until(Duration.ofSeconds(20), () -> tasks + " running tasks; status "
+        + driver.status(), () -> driver.status().runningTasks() >= tasks);
   }
 
   /** An executor that registers and takes tasks but never says anything more: a stopped JVM. */

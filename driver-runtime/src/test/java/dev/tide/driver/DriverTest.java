@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.app.AppOptions;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.job.JobArgs;
@@ -77,7 +77,7 @@ class DriverTest {
       public void killExecutors(Collection<String> executorIds) {
         killed.addAll(executorIds);
       }
-    }, clock);
+    }, clock::millis);
     driver.onEvent(events::add);
     toClose.add(driver);
     return driver;
@@ -301,7 +301,7 @@ class DriverTest {
     waiter.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
     while (!told.isDone() && System.nanoTime() < deadline) {
-      clock.advance(500); // the policy's time moves; its tick runs every 100 ms of real time
+      clock.advanceMillis(500); // the policy's time moves; its tick runs every 100 ms of real time
       try {
         told.get(50, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException notYet) {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -27,16 +27,16 @@ class ExecutorRegistryTest {
   @Test
   void anExecutorIsReadyOnceLaunchedAndRegisteredInEitherOrder() {
     EmbeddedChannel one = new EmbeddedChannel();
-    registry.launched("1", "node1", 7337, clock.getAsLong());
+    registry.launched("1", "node1", 7337, clock.millis());
     assertNull(registry.readyShuffleAddress("1"), "launched, not yet registered");
-    registry.registered("1", one, "node1", clock.getAsLong());
+    registry.registered("1", one, "node1", clock.millis());
     assertEquals(InetSocketAddress.createUnresolved("node1", 7337),
         registry.readyShuffleAddress("1"));
 
     EmbeddedChannel two = new EmbeddedChannel();
-    registry.registered("2", two, "node2", clock.getAsLong());
+    registry.registered("2", two, "node2", clock.millis());
     assertNull(registry.readyShuffleAddress("2"), "registered, its launch not yet reported");
-    registry.launched("2", "node2", 7447, clock.getAsLong());
+    registry.launched("2", "node2", 7447, clock.millis());
     assertEquals(7447, registry.readyShuffleAddress("2").getPort());
     assertEquals(Set.of("1", "2"), Set.copyOf(registry.registeredIds()));
     assertEquals(Set.of(one, two), Set.copyOf(registry.channels()));
@@ -48,7 +48,7 @@ class ExecutorRegistryTest {
   void theStartLatencyIsMeasuredFromTheContainersAllocationOnce() {
     registry.launched("1", "node1", 7337, 4_000);
     assertEquals(1, registry.starting(), "allocated, not yet added");
-    registry.registered("1", new EmbeddedChannel(), "node1", clock.getAsLong());
+    registry.registered("1", new EmbeddedChannel(), "node1", clock.millis());
 
     assertEquals(4_000L, registry.added("1"));
     assertEquals(0, registry.starting());
@@ -60,7 +60,7 @@ class ExecutorRegistryTest {
     EmbeddedChannel channel = new EmbeddedChannel();
     assertNull(registry.refusal("1", false));
     assertEquals("executor 1: the job is over", registry.refusal("1", true));
-    registry.registered("1", channel, "node1", clock.getAsLong());
+    registry.registered("1", channel, "node1", clock.millis());
     assertEquals("executor 1 is already registered or was removed",
         registry.refusal("1", false));
 
@@ -73,8 +73,8 @@ class ExecutorRegistryTest {
   @Test
   void removingAnExecutorClosesItsConnectionAndCountsOnce() {
     EmbeddedChannel channel = new EmbeddedChannel();
-    registry.launched("1", "node1", 7337, clock.getAsLong());
-    registry.registered("1", channel, "node1", clock.getAsLong());
+    registry.launched("1", "node1", 7337, clock.millis());
+    registry.registered("1", channel, "node1", clock.millis());
     registry.added("1");
     assertEquals(1, registry.changes());
 
@@ -99,7 +99,7 @@ class ExecutorRegistryTest {
 
   @Test
   void anExecutorLaunchedButNeverRegisteredCanGo() {
-    registry.launched("1", "node1", 7337, clock.getAsLong());
+    registry.launched("1", "node1", 7337, clock.millis());
 
     assertTrue(registry.remove("1"));
 
@@ -111,7 +111,7 @@ class ExecutorRegistryTest {
   @Test
   void aClosedConnectionNamesItsExecutorOnce() {
     EmbeddedChannel channel = new EmbeddedChannel();
-    registry.registered("1", channel, "node1", clock.getAsLong());
+    registry.registered("1", channel, "node1", clock.millis());
 
     assertEquals("1", registry.channelClosed(channel));
     assertNull(registry.channelClosed(channel));
@@ -122,34 +122,34 @@ class ExecutorRegistryTest {
   void messagesOnARegisteredChannelKeepItsExecutorAlive() {
     EmbeddedChannel talking = new EmbeddedChannel();
     EmbeddedChannel silent = new EmbeddedChannel();
-    registry.registered("talking", talking, "node1", clock.getAsLong());
-    registry.registered("silent", silent, "node2", clock.getAsLong());
+    registry.registered("talking", talking, "node1", clock.millis());
+    registry.registered("silent", silent, "node2", clock.millis());
 
     for (int i = 0; i < 6; i++) {
-      clock.advance(1_000);
-      assertEquals("talking", registry.heardFrom(talking, clock.getAsLong()));
+      clock.advanceMillis(1_000);
+      assertEquals("talking", registry.heardFrom(talking, clock.millis()));
     }
-    List<ExecutorHeartbeats.Silent> lost = registry.expire(clock.getAsLong());
+    List<ExecutorHeartbeats.Silent> lost = registry.expire(clock.millis());
 
     assertEquals(1, lost.size());
     assertEquals("silent", lost.get(0).executorId());
     assertEquals("node2", lost.get(0).host());
     assertEquals("lost: no heartbeat for 6 s (tide.executor.heartbeatTimeout = 5s)",
         registry.reason(lost.get(0)));
-    assertEquals(List.of(), registry.expire(clock.getAsLong()), "reported once");
+    assertEquals(List.of(), registry.expire(clock.millis()), "reported once");
   }
 
   @Test
   void aMessageOnAnUnknownChannelNamesNoExecutor() {
-    assertNull(registry.heardFrom(new EmbeddedChannel(), clock.getAsLong()));
+    assertNull(registry.heardFrom(new EmbeddedChannel(), clock.millis()));
   }
 
   @Test
   void aRemovedExecutorIsNoLongerWatchedForSilence() {
-    registry.registered("1", new EmbeddedChannel(), "node1", clock.getAsLong());
+    registry.registered("1", new EmbeddedChannel(), "node1", clock.millis());
     registry.remove("1");
-    clock.advance(60_000);
+    clock.advanceMillis(60_000);
 
-    assertEquals(List.of(), registry.expire(clock.getAsLong()));
+    assertEquals(List.of(), registry.expire(clock.millis()));
   }
 }

@@ -8,7 +8,7 @@ import dev.tide.driver.alloc.AllocationSettings;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.alloc.IdleExecutor;
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.driver.alloc.SchedulerView;
 import dev.tide.driver.alloc.StageOutlook;
 import dev.tide.driver.conf.TideOptions;
@@ -108,8 +108,8 @@ class ExecutorTargetTest {
   void theFirstEvaluationSendsTheInitialTargetAndAnUnchangedOneSendsNothing() {
     assertEquals(-1, target.last());
 
-    target.evaluate(clock.getAsLong(), view, 0, log);
-    target.evaluate(clock.advance(100), view, 0, log);
+    target.evaluate(clock.millis(), view, 0, log);
+    target.evaluate(clock.advanceMillis(100), view, 0, log);
 
     assertEquals(List.of("0 0 {}"), requests);
     assertEquals(0, target.last());
@@ -118,10 +118,10 @@ class ExecutorTargetTest {
 
   @Test
   void newLocalityHintsAreSentEvenWithTheSameTarget() {
-    target.evaluate(clock.getAsLong(), view, 0, log);
+    target.evaluate(clock.millis(), view, 0, log);
     view.hints = Map.of("node1", 0);
 
-    target.evaluate(clock.advance(100), view, 0, log);
+    target.evaluate(clock.advanceMillis(100), view, 0, log);
 
     assertEquals(List.of("0 0 {}", "0 0 {node1=0}"), requests);
   }
@@ -131,11 +131,11 @@ class ExecutorTargetTest {
     view.pending = 4;
     view.submitted = 4;
     assertTrue(target.newSubmissions(view));
-    target.evaluate(clock.getAsLong(), view, 0, log);
+    target.evaluate(clock.millis(), view, 0, log);
     assertFalse(target.newSubmissions(view), "the policy has seen them");
 
     for (int i = 0; i < 30 && target.last() < 4; i++) {
-      target.evaluate(clock.advance(1_000), view, 0, log);
+      target.evaluate(clock.advanceMillis(1_000), view, 0, log);
     }
 
     assertEquals(4, target.last(), "four pending tasks of one slot each");
@@ -150,9 +150,9 @@ class ExecutorTargetTest {
   void anExecutorIdlePastItsTimeoutIsHandedBackForRemoval() {
     view.active = 1;
     view.idle = List.of(new IdleExecutor("7", 0));
-    assertEquals(List.of(), target.evaluate(clock.advance(1_000), view, 0, log));
+    assertEquals(List.of(), target.evaluate(clock.advanceMillis(1_000), view, 0, log));
 
-    List<String> remove = target.evaluate(clock.advance(60_000), view, 0, log);
+    List<String> remove = target.evaluate(clock.advanceMillis(60_000), view, 0, log);
 
     assertEquals(List.of("7"), remove);
   }

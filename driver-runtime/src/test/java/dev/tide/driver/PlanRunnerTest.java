@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
@@ -64,7 +64,7 @@ class PlanRunnerTest {
 
   PlanRunnerTest() {
     log.setListener(events::add);
-    scheduler = new JobScheduler(1, 2, 4, clock, log);
+    scheduler = new JobScheduler(1, 2, 4, clock::millis, log);
     runner = new PlanRunner(conf, APP, () -> liveness, scheduler, log);
   }
 
@@ -93,7 +93,7 @@ class PlanRunnerTest {
           }
           JobOutput.commitTask(conf, task.outputPath(), task.taskId(), task.index());
         }
-        clock.advance(10);
+        clock.advanceMillis(10);
         scheduler.taskEnded(TaskOutcome.succeeded(task.taskId(), Map.of()));
         runner.endIfOver();
       }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.driver.alloc.StreamingAllocationPolicy.CompletedBatch;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
@@ -50,7 +50,7 @@ class StreamSessionTest {
 
   StreamSessionTest() {
     log.setListener(events::add);
-    scheduler = new JobScheduler(1, 2, 4, clock, log);
+    scheduler = new JobScheduler(1, 2, 4, clock::millis, log);
     conf.set(TideOptions.STREAMING_BATCH_INTERVAL.key(), "10s");
   }
 
@@ -96,7 +96,7 @@ class StreamSessionTest {
     scheduler.runPlan(plan);
     for (List<JobScheduler.Assignment> round = scheduler.assignTasks(); !round.isEmpty();
         round = scheduler.assignTasks()) {
-      clock.advance(taskMillis);
+      clock.advanceMillis(taskMillis);
       for (JobScheduler.Assignment a : round) {
         scheduler.taskEnded(TaskOutcome.succeeded(a.task().taskId(), Map.of()));
       }
@@ -106,13 +106,13 @@ class StreamSessionTest {
 
   private StreamSession session() {
     PlanSession plans = new PlanSession(new JobContext(conf, List.of("stream")), this::runPlan);
-    return new StreamSession(conf, scheduler, registry, log, clock, plans, host);
+    return new StreamSession(conf, scheduler, registry, log, clock::millis, plans, host);
   }
 
   private void executors(int n) {
     for (int i = 1; i <= n; i++) {
       scheduler.executorAdded(Integer.toString(i), "node" + i, 7337);
-      clock.advance(100);
+      clock.advanceMillis(100);
     }
   }
 
@@ -225,11 +225,11 @@ class StreamSessionTest {
     assertFalse(hooks.runPlan(batchPlan(1)).executorsChanged());
 
     PlanSession changing = new PlanSession(new JobContext(conf, List.of()), (plan, done) -> {
-      registry.launched("9", "node9", 7337, clock.getAsLong());
+      registry.launched("9", "node9", 7337, clock.millis());
       registry.added("9");
       runPlan(plan, done);
     });
-    StreamDriver hooks2 = new StreamSession(conf, scheduler, registry, log, clock, changing,
+    StreamDriver hooks2 = new StreamSession(conf, scheduler, registry, log, clock::millis, changing,
         host).hooks();
     StreamDriver.PlanMeasure measure = hooks2.runPlan(batchPlan(2));
 
@@ -242,7 +242,7 @@ class StreamSessionTest {
     executors(1);
     PlanSession failing = new PlanSession(new JobContext(conf, List.of()),
         (plan, done) -> done.complete("task map 0 failed 2 times"));
-    StreamDriver hooks = new StreamSession(conf, scheduler, registry, log, clock, failing, host)
+    StreamDriver hooks = new StreamSession(conf, scheduler, registry, log, clock::millis, failing, host)
         .hooks();
 
     JobSession.JobFailedException e = assertThrows(JobSession.JobFailedException.class,
@@ -339,12 +339,12 @@ class StreamSessionTest {
   @Test
   void theHooksGiveTheJobsContextAndTheDriversClock() {
     JobContext context = new JobContext(conf, List.of("a"));
-    StreamDriver hooks = new StreamSession(conf, scheduler, registry, log, clock,
+    StreamDriver hooks = new StreamSession(conf, scheduler, registry, log, clock::millis,
         new PlanSession(context, (plan, done) -> done.complete(null)), host).hooks();
 
     assertSame(context, hooks.context());
     assertEquals(100_000, hooks.now());
-    clock.advance(5);
+    clock.advanceMillis(5);
     assertEquals(100_005, hooks.now());
   }
 }

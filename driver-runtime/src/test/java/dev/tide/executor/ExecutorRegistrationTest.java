@@ -13,6 +13,7 @@ import dev.tide.rpc.RpcChannels;
 import dev.tide.rpc.RpcListener;
 import dev.tide.rpc.RpcMessage;
 import dev.tide.app.AppOptions;
+import dev.tide.testing.Await;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -284,15 +285,8 @@ class ExecutorRegistrationTest {
     return exit;
   }
 
-  private static void awaitTrue(BooleanSupplier condition, Duration within, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + within.toSeconds() + " s: " + what);
-      }
-      Thread.sleep(10); // polling interval of a deadline-bounded wait
-    }
+  private static void awaitTrue(BooleanSupplier condition, Duration within, String what) {
+    Await.until(within, what, condition::getAsBoolean);
   }
 
   private static int freePort() throws IOException {

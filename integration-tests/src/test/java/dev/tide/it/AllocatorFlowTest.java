@@ -13,6 +13,7 @@ import dev.tide.am.yarn.YarnAllocator;
 import dev.tide.app.AppSecret;
 import dev.tide.driver.events.EventName;
 import dev.tide.shuffle.ShuffleServiceMetadata;
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
@@ -64,6 +65,7 @@ class AllocatorFlowTest {
   @BeforeAll
   static void startCluster() throws Exception {
     long pid = ProcessHandle.current().pid();
+    SharedCluster.stop(); // this class starts a cluster of its own
     cluster = EmbeddedCluster.start("tide-allocator-flow-" + pid, 2,
         Path.of("target", "allocator-flow-cluster-" + pid));
   }
@@ -381,17 +383,6 @@ class AllocatorFlowTest {
   }
 
   private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      try {
-        TimeUnit.MILLISECONDS.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for: " + what);
-      }
-    }
+    Await.until(DEADLINE, what, condition::getAsBoolean);
   }
 }

@@ -10,19 +10,18 @@ import dev.tide.driver.events.EventName;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Data many times bigger than an executor's heap (128 MiB, the test cluster's executors) goes
+ * Data many times bigger than an executor's heap (64 MiB here, half the test cluster's default,
+ * so that the data stays many times the heap at half the size to write and move) goes
  * through the bounded-memory data path: sort buffer and spills on the map side, segments on
  * local disk and a streaming merge on the reduce side. Outputs are checked against what the test
  * computes itself; the executors' own peak heap reports stay under their heap.
@@ -30,24 +29,18 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
 class BoundedMemoryTest {
   private static final String EVENTS = "/tide-events-bounded";
-  private static final long HEAP = 128L << 20;
+  private static final long HEAP = 64L << 20;
   private static EmbeddedCluster cluster;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.start("tide-bounded", 2, Path.of("target", "bounded-cluster"));
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    cluster = SharedCluster.get();
   }
 
   private static Configuration jobConf() {
     Configuration conf = cluster.clientConf();
     conf.set("tide.eventLog.dir", EVENTS);
+    conf.set("tide.executor.memory", (HEAP >> 20) + "m");
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
     conf.set("tide.dynamicAllocation.maxExecutors", "4");
     return conf;
@@ -84,7 +77,7 @@ class BoundedMemoryTest {
         "/big/in"), 4, 8 * HEAP / 4 + (1 << 20), 7);
     Configuration conf = jobConf();
     conf.set("tide.wordcount.reducers", "3");
-    conf.set("tide.wordcount.splitSize", String.valueOf(5L << 20));
+    conf.set("tide.wordcount.splitSize", String.valueOf(HEAP / 128 * 5)); // 200 splits
 
     JobRun run = Submitter.run(conf, System.out, "wordcount", "/big/in", "/big/out");
 
@@ -148,7 +141,8 @@ class BoundedMemoryTest {
     assertNotEquals(0, run.exitCode(), run.output());
     assertTrue(run.output().contains("reduce 0 failed 2 times")
         && run.output().contains("OutOfMemoryError")
-        && run.output().contains("raise tide.executor.memory (now 128m)"), run.output());
+        && run.output().contains("raise tide.executor.memory (now " + (HEAP >> 20) + "m)"),
+        run.output());
     List<EventLine> events = run.events(fs, EVENTS);
     long mapAttempts = JobRun.named(events, EventName.TASK_END).stream()
         .filter(e -> e.get("kind").equals("MAP")).count();

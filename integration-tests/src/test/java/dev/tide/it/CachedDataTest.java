@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventName;
+import dev.tide.testing.Await;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,7 +24,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,14 +36,13 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CachedDataTest {
-  private static final String EVENTS = "/tide-events";
+  private static final String EVENTS = "/tide-events-cache";
   private static final int K = 3;
   private static EmbeddedCluster cluster;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.start("tide-cache", 3,
-        java.nio.file.Path.of("target", "cache-cluster"));
+    cluster = SharedCluster.get();
     FileSystem fs = cluster.fileSystem();
     SplittableRandom random = new SplittableRandom(11);
     double[][] truth = {{0, 0}, {10, 10}, {-8, 12}};
@@ -56,13 +56,6 @@ class CachedDataTest {
       try (var out = fs.create(new Path("/kmeans/in/points-" + f))) {
         out.write(text.toString().getBytes(StandardCharsets.UTF_8));
       }
-    }
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -99,15 +92,12 @@ class CachedDataTest {
       }
     });
     FileSystem fs = cluster.fileSystem();
-    String victim = null;
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (victim == null && System.currentTimeMillis() < deadline && !job.isDone()) {
-      victim = holderContainer(fs, "kmeans", 3);
-      if (victim == null) {
-        TimeUnit.MILLISECONDS.sleep(100); // polling interval
-      }
-    }
-    assertTrue(victim != null, "round 3 started with executors holding cached blocks");
+    String what = "round 3 started with executors holding cached blocks";
+    String victim = Await.value(Duration.ofSeconds(120), what, () -> {
+      String holder = holderContainer(fs, "kmeans", 3);
+      assertTrue(holder != null || !job.isDone(), what);
+      return holder;
+    });
     try (YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(cluster.clientConf());
       yarn.start();

@@ -37,6 +37,7 @@ class ClientFailsFastTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
+    SharedCluster.stop(); // this class starts a cluster of its own
     cluster = EmbeddedCluster.start("tide-fail-fast", 1, Path.of("target", "fail-fast-cluster"));
     yarn = cluster.yarnClient();
     FileSystem fs = cluster.fileSystem();

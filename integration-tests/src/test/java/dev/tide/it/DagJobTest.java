@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventName;
 import dev.tide.shuffle.ShuffleLayout;
+import dev.tide.testing.Await;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +21,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,19 +34,12 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class DagJobTest {
-  private static final String EVENTS = "/tide-events";
+  private static final String EVENTS = "/tide-events-dag";
   private static EmbeddedCluster cluster;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.start("tide-dag", 3, java.nio.file.Path.of("target", "dag-cluster"));
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    cluster = SharedCluster.get();
   }
 
   private static Configuration jobConf() {
@@ -97,15 +91,11 @@ class DagJobTest {
     FileSystem fs = cluster.fileSystem();
     // Once stage 2 ('byCount') has started (its tasks wait 4 s before reading), delete the
     // output of stage 1 ('count') task 0 from the NodeManager's disk.
-    String appId = null;
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
-      appId = appRunningStage(fs, "2");
-      if (appId == null) {
-        TimeUnit.MILLISECONDS.sleep(100); // polling interval
-      }
-    }
-    assertTrue(appId != null, "stage 2 started");
+    String appId = Await.value(Duration.ofSeconds(120), "stage 2 started", () -> {
+      String running = appRunningStage(fs, "2");
+      assertTrue(running != null || !job.isDone(), "stage 2 started");
+      return running;
+    });
     int deleted = 0;
     for (boolean index : new boolean[] {false, true}) {
       for (java.nio.file.Path file : mapOutputFiles(appId, 1, 0, index)) {
@@ -221,15 +211,11 @@ class DagJobTest {
       }
     });
     FileSystem fs = cluster.fileSystem();
-    String appId = null;
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (appId == null && System.currentTimeMillis() < deadline && !job.isDone()) {
-      appId = appRunningStage(fs, "2");
-      if (appId == null) {
-        TimeUnit.MILLISECONDS.sleep(100); // polling interval
-      }
-    }
-    assertTrue(appId != null, "stage 2 started");
+    String appId = Await.value(Duration.ofSeconds(120), "stage 2 started", () -> {
+      String running = appRunningStage(fs, "2");
+      assertTrue(running != null || !job.isDone(), "stage 2 started");
+      return running;
+    });
     List<java.nio.file.Path> files = mapOutputFiles(appId, 1, 0, index);
     assertEquals(1, files.size(), "the file is on one NodeManager");
     try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(files.get(0),

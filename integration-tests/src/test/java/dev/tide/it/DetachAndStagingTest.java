@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tide.am.AmOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
+import dev.tide.testing.Await;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,6 +57,7 @@ class DetachAndStagingTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
+    SharedCluster.stop(); // this class starts a cluster of its own
     cluster = EmbeddedCluster.start("tide-detach", 2, Path.of("target", "detach-cluster"));
     yarn = cluster.yarnClient();
   }
@@ -366,14 +369,7 @@ class DetachAndStagingTest {
     throw new AssertionError("no 'Submitted' line in " + lines);
   }
 
-  private static void waitFor(BooleanSupplier condition, int seconds, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + seconds + " s: " + what);
-      }
-      TimeUnit.MILLISECONDS.sleep(100); // polling interval
-    }
+  private static void waitFor(BooleanSupplier condition, int seconds, String what) {
+    Await.until(Duration.ofSeconds(seconds), what, condition::getAsBoolean);
   }
 }

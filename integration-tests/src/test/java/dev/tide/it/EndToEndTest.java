@@ -13,10 +13,12 @@ import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.ShuffleServiceMetadata;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
+import dev.tide.testing.Await;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -39,6 +41,11 @@ import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEvent;
 import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServicesEventType;
 import org.junit.jupiter.api.AfterAll;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,19 +57,12 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class EndToEndTest {
-  private static final String EVENTS = "/tide-events";
+  private static final String EVENTS = "/tide-events-e2e";
   private static EmbeddedCluster cluster;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.start("tide-e2e", 3, Path.of("target", "e2e-cluster"));
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    cluster = SharedCluster.get();
   }
 
   private static Configuration jobConf() {
@@ -192,15 +192,12 @@ class EndToEndTest {
         "2000", "-rt", "200", "-b", "65536", "-o", "/sleep-kill/out");
     FileSystem fs = cluster.fileSystem();
     // Wait for an executor that is running a task, then kill its container through the RM.
-    String victim = null;
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (victim == null && System.currentTimeMillis() < deadline && !job.isDone()) {
-      victim = runningExecutorContainer(fs);
-      if (victim == null) {
-        TimeUnit.MILLISECONDS.sleep(100); // polling interval
-      }
-    }
-    assertTrue(victim != null, "an executor started running tasks");
+    String victim = Await.value(Duration.ofSeconds(90), "an executor started running tasks",
+        () -> {
+          String running = runningExecutorContainer(fs);
+          assertTrue(running != null || !job.isDone(), "an executor started running tasks");
+          return running;
+        });
     try (YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(cluster.clientConf());
       yarn.start();
@@ -406,16 +403,15 @@ class EndToEndTest {
   /** Waits (90 s at most) for the running application to start a task of this kind. */
   private static String awaitRunningApp(FileSystem fs, String kind,
       CompletableFuture<JobRun> job) throws Exception {
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (System.currentTimeMillis() < deadline && !job.isDone()) {
-      String appId = runningApp(fs, kind);
-      if (appId != null) {
-        return appId;
-      }
-      TimeUnit.MILLISECONDS.sleep(100); // polling interval
-    }
-    throw new AssertionError("no running application started a " + kind + " task"
-        + (job.isDone() ? " (the job ended: " + job.get().output() + ")" : " within 90 s"));
+    return Await.value(Duration.ofSeconds(90), "a running application to start a " + kind
+        + " task", () -> {
+          String appId = runningApp(fs, kind);
+          if (appId == null && job.isDone()) {
+            throw new AssertionError("no running application started a " + kind
+                + " task (the job ended: " + job.get().output() + ")");
+          }
+          return appId;
+        });
   }
 
   /** The id of a running sleep application that has started a task of this kind, or null. */
@@ -517,16 +513,15 @@ class EndToEndTest {
     FileSystem fs = cluster.fileSystem();
     assertTrue(readAll(fs, "/shipped/out/part-r-00001").startsWith("partition 1 records 16 "));
     String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    java.util.regex.Matcher submitted = java.util.regex.Pattern.compile(
+        "Submitted (application_\\d+_\\d+)").matcher(output);
+    assertTrue(submitted.find(), output);
+    // Its own directory: other test classes' applications share the cluster.
     org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path("/user/" + user
-        + "/.tide-staging");
+        + "/.tide-staging/" + submitted.group(1));
     // The AM deletes its staging directory as it ends, just after the client saw it finish.
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (fs.exists(staging) && fs.listStatus(staging).length > 0
-        && System.currentTimeMillis() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(100); // polling interval
-    }
-    assertTrue(!fs.exists(staging) || fs.listStatus(staging).length == 0,
-        "the AM removed the application's staging directory");
+    Await.until(Duration.ofSeconds(30), "the AM removed the application's staging directory",
+        () -> !fs.exists(staging));
   }
 
   /**
@@ -603,14 +598,8 @@ class EndToEndTest {
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition, int seconds,
-      java.util.function.Supplier<String> what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + seconds + " s: " + what.get());
-      }
-      TimeUnit.MILLISECONDS.sleep(100); // polling interval
-    }
+      java.util.function.Supplier<String> what) {
+    Await.until(Duration.ofSeconds(seconds), what, condition::getAsBoolean);
   }
 
   @Test

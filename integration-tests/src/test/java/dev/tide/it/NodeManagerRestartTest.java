@@ -14,6 +14,7 @@ import dev.tide.shuffle.ShuffleServiceMetadata;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
 import dev.tide.shuffle.client.ShuffleFetchException;
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ServerSocket;
@@ -80,6 +81,7 @@ class NodeManagerRestartTest {
   static void startResourceManager() {
     Configuration conf = new YarnConfiguration();
     EmbeddedCluster.applyYarnTestSettings(conf); // the NodeManagers' settings start from these
+    SharedCluster.stop(); // this class starts a cluster of its own
     resourceManagerOnly = new MiniYARNCluster("tide-nm-restart", 0, 1, 1);
     resourceManagerOnly.init(conf);
     resourceManagerOnly.start();
@@ -252,23 +254,19 @@ class NodeManagerRestartTest {
    * service that the application finished.
    */
   private static void awaitRefused(String app, int port, String when) throws Exception {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (true) {
+    Await.until(DEADLINE, app + " refused " + when, () -> {
       try (ShuffleClient client = new ShuffleClient(app, SECRET)) {
         client.fetch("localhost", port, List.of(BlockId.of(0, 0, 0)));
       } catch (ShuffleFetchException e) {
         if (e.reason() == Reason.AUTH) {
-          return;
+          return true;
         }
         if (e.reason() != Reason.NOT_FOUND) {
           throw e;
         }
       }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(app + " still served " + when);
-      }
-      TimeUnit.MILLISECONDS.sleep(50); // polling interval
-    }
+      return false;
+    });
   }
 
   /**
@@ -300,19 +298,16 @@ class NodeManagerRestartTest {
     nm.init(new YarnConfiguration(conf));
     nm.start();
     var nodeId = nm.getNMContext().getNodeId();
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (true) {
-      RMNode node = resourceManagerOnly.getResourceManager().getRMContext().getRMNodes()
-          .get(nodeId);
-      if (node != null && node.getState() == NodeState.RUNNING) {
-        return nm;
-      }
-      if (System.nanoTime() > deadline) {
-        nm.stop();
-        throw new AssertionError("NodeManager " + nodeId + " not RUNNING at the RM: " + node);
-      }
-      TimeUnit.MILLISECONDS.sleep(20); // polling interval
+    java.util.function.Supplier<RMNode> node = () -> resourceManagerOnly.getResourceManager()
+        .getRMContext().getRMNodes().get(nodeId);
+    try {
+      Await.until(DEADLINE, () -> "NodeManager " + nodeId + " RUNNING at the RM: " + node.get(),
+          () -> node.get() != null && node.get().getState() == NodeState.RUNNING);
+    } catch (AssertionError e) {
+      nm.stop();
+      throw e;
     }
+    return nm;
   }
 
   private static int shufflePort(NodeManager nm) {

@@ -37,6 +37,7 @@ class PlacementTest {
     // Per-JVM names: concurrent builds in one checkout must not share the cluster's files (the
     // containers' yarn-site.xml names this cluster's RM).
     long pid = ProcessHandle.current().pid();
+    SharedCluster.stop(); // this class starts a cluster of its own
     cluster = ConstrainedCluster.start("tide-placement-" + pid, 3,
         Path.of("target", "placement-cluster-" + pid));
   }

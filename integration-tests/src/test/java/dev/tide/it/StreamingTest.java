@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventName;
+import dev.tide.testing.Await;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +24,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,20 +36,12 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 400, unit = TimeUnit.SECONDS)
 class StreamingTest {
-  private static final String EVENTS = "/tide-events";
+  private static final String EVENTS = "/tide-events-streaming";
   private static EmbeddedCluster cluster;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.start("tide-streaming", 3,
-        java.nio.file.Path.of("target", "streaming-cluster"));
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    cluster = SharedCluster.get();
   }
 
   private static Configuration jobConf() {
@@ -243,33 +236,34 @@ class StreamingTest {
   /** The application id once the running {@code job} completed {@code batches} batches. */
   private static String awaitBatches(FileSystem fs, CompletableFuture<JobRun> run, String job,
       int batches) throws Exception {
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (System.currentTimeMillis() < deadline && !run.isDone()) {
+    return Await.value(Duration.ofSeconds(120), "a " + job + " batch completed", () -> {
       for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
         if (JobRun.named(events, EventName.JOB_START).get(0).get("job").equals(job)
             && JobRun.named(events, EventName.BATCH_COMPLETED).size() >= batches) {
           return JobRun.appId(events);
         }
       }
-      TimeUnit.MILLISECONDS.sleep(200); // polling interval
-    }
-    throw new AssertionError("no " + job + " batch completed: " + (run.isDone()
-        ? run.get().output() : "timed out"));
+      if (run.isDone()) {
+        throw new AssertionError("no " + job + " batch completed: " + run.get().output());
+      }
+      return null;
+    });
   }
 
   /** Waits until the running application's batches took {@code bytes} of input. */
   private static void awaitInputBytes(FileSystem fs, CompletableFuture<JobRun> run, String app,
       long bytes) throws Exception {
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (System.currentTimeMillis() < deadline && !run.isDone()) {
+    Await.until(Duration.ofSeconds(120), "the stream to take " + bytes + " bytes of input", () -> {
       for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
         if (JobRun.appId(events).equals(app) && inputBytes(events) >= bytes) {
-          return;
+          return true;
         }
       }
-      TimeUnit.MILLISECONDS.sleep(200); // polling interval
-    }
-    throw new AssertionError("the stream did not take " + bytes + " bytes of input in time");
+      if (run.isDone()) {
+        throw new AssertionError("the stream ended before it took " + bytes + " bytes of input");
+      }
+      return false;
+    });
   }
 
   /**
@@ -278,8 +272,8 @@ class StreamingTest {
    */
   private static String containerOnceBusy(FileSystem fs, CompletableFuture<JobRun> run,
       long streamMillis) throws Exception {
-    long deadline = System.currentTimeMillis() + 180_000;
-    while (System.currentTimeMillis() < deadline && !run.isDone()) {
+    return Await.value(Duration.ofSeconds(180), "stream-rate to run " + streamMillis
+        + " ms with 2 executors", () -> {
       for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
         List<EventLine> batches = JobRun.named(events, EventName.BATCH_COMPLETED);
         List<EventLine> launched = JobRun.named(events, EventName.EXECUTOR_LAUNCHED);
@@ -295,10 +289,12 @@ class StreamingTest {
           return alive.get(alive.size() - 1).get("container");
         }
       }
-      TimeUnit.MILLISECONDS.sleep(200); // polling interval
-    }
-    throw new AssertionError("stream-rate never ran " + streamMillis + " ms with 2 executors: "
-        + (run.isDone() ? run.get().output() : "timed out"));
+      if (run.isDone()) {
+        throw new AssertionError("stream-rate never ran " + streamMillis
+            + " ms with 2 executors: " + run.get().output());
+      }
+      return null;
+    });
   }
 
   /** Ids covered by the ranges of every batch's output; fails on a gap or an overlap. */

@@ -1,5 +1,6 @@
 package dev.tide.it;
 
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.PrivilegedExceptionAction;
@@ -34,7 +35,6 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
  * <p>Not thread-safe: one test thread drives it. Every wait polls the RM with a deadline.
  */
 final class UnmanagedApplicationMaster implements AutoCloseable {
-  private static final Duration POLL_INTERVAL = Duration.ofMillis(100);
 
   /** A started container and the aux-service metadata its NodeManager answered with. */
   record StartedContainer(Container container, Map<String, ByteBuffer> serviceMetadata) {}
@@ -95,16 +95,13 @@ final class UnmanagedApplicationMaster implements AutoCloseable {
 
   private static ApplicationAttemptId awaitLaunchedAttempt(YarnClient yarn, ApplicationId appId,
       Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
+    return Await.value(timeout, appId + " attempt LAUNCHED", () -> {
       ApplicationAttemptId attempt = yarn.getApplicationReport(appId)
           .getCurrentApplicationAttemptId();
-      if (attempt != null && yarn.getApplicationAttemptReport(attempt)
-          .getYarnApplicationAttemptState() == YarnApplicationAttemptState.LAUNCHED) {
-        return attempt;
-      }
-      pause(deadline, appId + " attempt LAUNCHED");
-    }
+      return attempt != null && yarn.getApplicationAttemptReport(attempt)
+          .getYarnApplicationAttemptState() == YarnApplicationAttemptState.LAUNCHED
+          ? attempt : null;
+    });
   }
 
   ApplicationId appId() {
@@ -117,43 +114,37 @@ final class UnmanagedApplicationMaster implements AutoCloseable {
     ContainerRequest request = new ContainerRequest(Resource.newInstance(128, 1), null, null,
         Priority.newInstance(1));
     amrm.addContainerRequest(request);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      List<Container> allocated = amrm.allocate(0f).getAllocatedContainers();
-      if (!allocated.isEmpty()) {
-        amrm.removeContainerRequest(request);
-        Container container = allocated.get(0);
-        for (Container surplus : allocated.subList(1, allocated.size())) {
-          amrm.releaseAssignedContainer(surplus.getId());
-        }
-        return new StartedContainer(container, nm.startContainer(container, launchContext));
-      }
-      pause(deadline, appId + " container allocation");
+    // Each check is a heartbeat.
+    List<Container> allocated = Await.value(timeout, appId + " container allocation", () -> {
+      List<Container> containers = amrm.allocate(0f).getAllocatedContainers();
+      return containers.isEmpty() ? null : containers;
+    });
+    amrm.removeContainerRequest(request);
+    Container container = allocated.get(0);
+    for (Container surplus : allocated.subList(1, allocated.size())) {
+      amrm.releaseAssignedContainer(surplus.getId());
     }
+    return new StartedContainer(container, nm.startContainer(container, launchContext));
   }
 
   /** Heartbeats until the RM reports the container completed; returns its final status. */
   ContainerStatus awaitCompleted(ContainerId container, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
+    return Await.value(timeout, container + " completed", () -> {
       for (ContainerStatus status : amrm.allocate(0f).getCompletedContainersStatuses()) {
         if (status.getContainerId().equals(container)) {
           return status;
         }
       }
-      pause(deadline, container + " completed");
-    }
+      return null;
+    });
   }
 
   /** Unregisters (SUCCEEDED) and waits until the RM reports the application FINISHED. */
   void finish(Duration timeout) throws Exception {
     amrm.unregisterApplicationMaster(FinalApplicationStatus.SUCCEEDED, "", "");
     finished = true;
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (yarn.getApplicationReport(appId).getYarnApplicationState()
-        != YarnApplicationState.FINISHED) {
-      pause(deadline, appId + " FINISHED");
-    }
+    Await.until(timeout, appId + " FINISHED", () -> yarn.getApplicationReport(appId)
+        .getYarnApplicationState() == YarnApplicationState.FINISHED);
   }
 
   @Override
@@ -171,10 +162,4 @@ final class UnmanagedApplicationMaster implements AutoCloseable {
     }
   }
 
-  private static void pause(long deadline, String what) throws InterruptedException {
-    if (System.nanoTime() > deadline) {
-      throw new AssertionError("timed out waiting for " + what);
-    }
-    Thread.sleep(POLL_INTERVAL.toMillis()); // polling interval, not synchronization
-  }
 }

@@ -23,7 +23,6 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,16 +49,9 @@ class UserJobTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.start("tide-user-job", 2, Path.of("target", "user-job-cluster"));
+    cluster = SharedCluster.get();
     localDir = Files.createDirectories(Path.of("target", "user-job-files"));
     expected = writeInput(cluster.fileSystem(), "/user-job/in");
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tide.testing.Await;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +51,7 @@ class WebUiTest {
             + " chromium-driver (apt-get install -y chromium chromium-driver), as .ci/run does");
       }
     }
-    cluster = EmbeddedCluster.start("tide-webui", 3, Path.of("target", "webui-cluster"));
+    cluster = SharedCluster.get();
     Files.createDirectories(SHOTS);
     ChromeOptions options = new ChromeOptions();
     options.setBinary("/usr/bin/chromium");
@@ -68,14 +70,12 @@ class WebUiTest {
     if (browser != null) {
       browser.quit();
     }
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test
   void theExecutorsAndTheirRiseAndFallShowThroughTheResourceManagersProxy() throws Exception {
     Configuration conf = cluster.clientConf();
+    long submitted = System.currentTimeMillis();
     conf.set("tide.dynamicAllocation.maxExecutors", "4");
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
@@ -87,7 +87,7 @@ class WebUiTest {
       }
     });
     YarnClient yarn = cluster.yarnClient();
-    ApplicationReport report = awaitRunning(yarn, job);
+    ApplicationReport report = awaitRunning(yarn, job, submitted);
     assertTrue(report.getTrackingUrl().contains("/proxy/" + report.getApplicationId() + "/"),
         report.getTrackingUrl());
     // The report's URL carries the port the RM was configured with (0 under test): the same
@@ -104,18 +104,16 @@ class WebUiTest {
     }
 
     // Wait, through the proxy's JSON API, until executors rose and some were removed again.
-    JsonNode allocation = null;
-    long deadline = System.currentTimeMillis() + 150_000;
-    while (System.currentTimeMillis() < deadline && !job.isDone()) {
+    JsonNode[] read = new JsonNode[1];
+    String rose = "executors rose to 3 or more and fell again while the reduce ran";
+    Await.until(Duration.ofSeconds(150), () -> rose + ": " + read[0], () -> {
       browser.get(proxy + "api/v1/allocation");
       String body = browser.findElement(By.tagName("body")).getText();
       assertTrue(body.startsWith("{"), "JSON from the proxy: " + body);
-      allocation = json.readTree(body);
-      if (peak(allocation) >= 3 && last(allocation) < peak(allocation)) {
-        break;
-      }
-      TimeUnit.MILLISECONDS.sleep(500); // polling interval
-    }
+      read[0] = json.readTree(body);
+      return job.isDone() || peak(read[0]) >= 3 && last(read[0]) < peak(read[0]);
+    });
+    JsonNode allocation = read[0];
     assertTrue(allocation != null && peak(allocation) >= 3 && last(allocation) < peak(allocation),
         "executors rose to 3 or more and fell again while the reduce ran: " + allocation);
 
@@ -196,19 +194,25 @@ class WebUiTest {
     assertTrue(browser.findElement(By.id("executors-chart")).isDisplayed());
   }
 
-  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job)
-      throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < deadline && !job.isDone()) {
+  /**
+   * The job's application once it runs: the one started since {@code since} (other test
+   * classes' applications share the cluster).
+   */
+  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job,
+      long since) {
+    return Await.value(Duration.ofSeconds(60), "the application to run", () -> {
       for (ApplicationReport r : yarn.getApplications()) {
         if (r.getYarnApplicationState() == YarnApplicationState.RUNNING
+            && r.getStartTime() >= since
             && r.getOriginalTrackingUrl() != null && r.getOriginalTrackingUrl().startsWith("http")) {
           return r;
         }
       }
-      TimeUnit.MILLISECONDS.sleep(200); // polling interval
-    }
-    throw new AssertionError("the application never ran");
+      if (job.isDone()) {
+        throw new AssertionError("the application never ran");
+      }
+      return null;
+    });
   }
 
   private static int peak(JsonNode allocation) {

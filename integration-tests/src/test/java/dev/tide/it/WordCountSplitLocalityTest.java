@@ -46,6 +46,7 @@ class WordCountSplitLocalityTest {
     conf.setInt("dfs.replication", 2);
     // The DataNodes all run on 127.0.0.1 under made-up names; let the NameNode accept them.
     conf.setBoolean("dfs.namenode.datanode.registration.ip-hostname-check", false);
+    SharedCluster.stop(); // this class starts a cluster of its own
     dfs = new MiniDFSCluster.Builder(conf).numDataNodes(HOSTS.length).hosts(HOSTS).build();
     dfs.waitActive();
   }

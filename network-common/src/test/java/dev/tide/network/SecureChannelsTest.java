@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.network.testing.Poll;
+import dev.tide.testing.Await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -226,7 +226,7 @@ class SecureChannelsTest {
       assertTrue(handshake[0].await(5, TimeUnit.SECONDS));
       HandshakeException e = assertInstanceOf(HandshakeException.class, handshake[0].cause());
       assertEquals(HandshakeException.Kind.TIMEOUT, e.kind());
-      Poll.until(Duration.ofSeconds(5), "client channel closed", () -> !ch.isOpen());
+      Await.until(Duration.ofSeconds(5), "client channel closed", () -> !ch.isOpen());
       assertFalse(ch.isActive());
     } finally {
       silent.close().syncUninterruptibly();

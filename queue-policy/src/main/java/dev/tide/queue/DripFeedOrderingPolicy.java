@@ -1,5 +1,6 @@
 package dev.tide.queue;
 
+import dev.tide.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;

@@ -1,11 +1,13 @@
 package dev.tide.queue;
 
+import dev.tide.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +47,14 @@ public final class StartGate {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
+  /**
+   * Monotonic milliseconds for the policy's timeout: only ever subtracted from each other, never
+   * read as wall time.
+   */
+  private long nowMillis() {
+    return TimeUnit.NANOSECONDS.toMillis(clock.nanos());
+  }
+
   public QueuePolicySettings settings() {
     return settings;
   }
@@ -54,7 +64,7 @@ public final class StartGate {
    * Tracking an application again keeps what is known of it (a Running one stays Running).
    */
   public synchronized void track(String appId, boolean optedOut) {
-    Tracked app = apps.computeIfAbsent(appId, id -> new Tracked(clock.millis()));
+    Tracked app = apps.computeIfAbsent(appId, id -> new Tracked(nowMillis()));
     if (optedOut && app.phase != StartPhase.RUNNING) {
       moveToRunning(appId, app, "opt-out tag " + settings.skipTag());
     }
@@ -103,7 +113,7 @@ public final class StartGate {
     int starting = 0;
     for (T candidate : fifoOrder) {
       AppObservation seen = facts.apply(candidate);
-      Tracked app = apps.computeIfAbsent(seen.appId(), id -> new Tracked(clock.millis()));
+      Tracked app = apps.computeIfAbsent(seen.appId(), id -> new Tracked(nowMillis()));
       if (seen.executorAllocated()) {
         noteExecutor(seen.appId(), app);
       } else if (seen.amAllocated()) {
@@ -172,7 +182,7 @@ public final class StartGate {
    */
   private void noteAmAllocated(String appId, Tracked app, boolean seenAllocated) {
     if (app.phase == StartPhase.ACCEPTED) {
-      long now = clock.millis();
+      long now = nowMillis();
       app.phase = StartPhase.STARTING;
       app.startingSinceMillis = now;
       String how = seenAllocated
@@ -187,7 +197,7 @@ public final class StartGate {
     switch (app.phase) {
       case STARTING:
         moveToRunning(appId, app, "first executor allocated "
-            + (clock.millis() - app.startingSinceMillis) + " ms after its AM");
+            + (nowMillis() - app.startingSinceMillis) + " ms after its AM");
         break;
       case ACCEPTED:
         // Only seen for applications recovered after a ResourceManager restart, which come back
@@ -201,7 +211,7 @@ public final class StartGate {
 
   private void applyTimeout(String appId, Tracked app) {
     if (app.phase == StartPhase.STARTING) {
-      long waited = clock.millis() - app.startingSinceMillis;
+      long waited = nowMillis() - app.startingSinceMillis;
       if (waited >= settings.startingTimeout().toMillis()) {
         moveToRunning(appId, app, "no executor after " + waited + " ms, starting-timeout "
             + settings.startingTimeout().toMillis() + " ms elapsed");

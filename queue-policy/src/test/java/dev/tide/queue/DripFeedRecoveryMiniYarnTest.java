@@ -3,6 +3,7 @@ package dev.tide.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -205,15 +206,8 @@ class DripFeedRecoveryMiniYarnTest {
     return false;
   }
 
-  private static void await(String what, Callable<Boolean> condition) throws Exception {
-    long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
-    while (!condition.call()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + STEP_TIMEOUT + ": " + what
-            + "; policy: " + policyInfo());
-      }
-      Thread.sleep(50); // polling period
-    }
+  private static void await(String what, Callable<Boolean> condition) {
+    Await.until(STEP_TIMEOUT, () -> what + "; policy: " + policyInfo(), condition::call);
   }
 
   private static int freePort() throws IOException {

@@ -1,5 +1,6 @@
 package dev.tide.queue;
 
+import dev.tide.testing.Await;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -153,11 +154,17 @@ final class MiniYarnBurst implements AutoCloseable {
    * order, completed with the RM's start and finish times and the AM's own report.
    */
   List<AppTimeline> awaitFinished(List<ApplicationId> apps, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
     Set<YarnApplicationState> done = EnumSet.of(YarnApplicationState.FINISHED,
         YarnApplicationState.FAILED, YarnApplicationState.KILLED);
     Map<ApplicationId, ApplicationReport> reports = new LinkedHashMap<>();
-    while (reports.size() < apps.size()) {
+    Await.until(timeout, () -> {
+      try {
+        return "every application finished; not yet: "
+            + describeUnfinished(apps, reports.keySet());
+      } catch (Exception e) {
+        return "every application finished (their state unknown: " + e + ")";
+      }
+    }, () -> {
       for (ApplicationId appId : apps) {
         if (!reports.containsKey(appId)) {
           ApplicationReport report = client.getApplicationReport(appId);
@@ -166,14 +173,8 @@ final class MiniYarnBurst implements AutoCloseable {
           }
         }
       }
-      if (reports.size() < apps.size()) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("not finished within " + timeout + ": "
-              + describeUnfinished(apps, reports.keySet()));
-        }
-        Thread.sleep(100); // polling period
-      }
-    }
+      return reports.size() == apps.size();
+    });
     List<AppTimeline> result = new ArrayList<>();
     for (ApplicationId appId : apps) {
       AppTimeline timeline = timelines.get(appId);

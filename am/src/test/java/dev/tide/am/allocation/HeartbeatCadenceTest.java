@@ -2,7 +2,7 @@ package dev.tide.am.allocation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tide.am.ManualClock;
+import dev.tide.time.ManualClock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

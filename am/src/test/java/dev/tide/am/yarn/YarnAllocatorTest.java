@@ -3,13 +3,14 @@ package dev.tide.am.yarn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.am.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.am.allocation.ExitStatusClassifier;
 import dev.tide.am.allocation.LocalityPlacement;
 import dev.tide.am.allocation.MaxExecutorFailures;
 import dev.tide.am.allocation.RackCache;
 import dev.tide.app.AppSecret;
 import dev.tide.driver.events.EventName;
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;
@@ -1146,12 +1147,6 @@ class YarnAllocatorTest {
 
   /** Polls with a deadline, for the tests that run the allocator's own thread. */
   private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.yield(); // the allocator's own thread gets on; the deadline bounds the wait
-    }
+    Await.until(DEADLINE, what, condition::getAsBoolean);
   }
 }

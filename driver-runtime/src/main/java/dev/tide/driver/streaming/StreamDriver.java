@@ -4,11 +4,13 @@ import dev.tide.driver.alloc.StreamingAllocationPolicy.CompletedBatch;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession.JobFailedException;
+import dev.tide.time.Clock;
+import java.time.Duration;
 
 /**
- * What the {@link StreamRunner} needs of the driver: the clock, the allocation policy's hooks
- * around each batch, and running one batch's plan. Called from the job thread; the driver's
- * methods block until its event loop handled them.
+ * What the {@link StreamRunner} needs of the driver: the clock and its pause, the allocation
+ * policy's hooks around each batch, and running one batch's plan. Called from the job thread;
+ * the driver's methods block until its event loop handled them.
  */
 public interface StreamDriver {
   /** What a batch's plan measured. */
@@ -18,7 +20,17 @@ public interface StreamDriver {
 
   JobContext context();
 
+  /** Milliseconds on the driver's clock. */
   long now();
+
+  /**
+   * Waits {@code duration} on the clock of {@link #now()}: the seam where the runner waits for a
+   * batch's time, so that a driver with a manual clock moves it instead of sleeping. The
+   * driver's own clock is the system's: it sleeps.
+   */
+  default void pause(Duration duration) throws InterruptedException {
+    Clock.system().pause(duration);
+  }
 
   /**
    * A batch is about to be submitted: the streaming allocation policy (if on) sizes the

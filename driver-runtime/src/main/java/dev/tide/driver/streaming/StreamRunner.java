@@ -7,6 +7,7 @@ import dev.tide.driver.job.JobSession.JobFailedException;
 import dev.tide.driver.job.StreamSource;
 import dev.tide.driver.job.StreamingJob;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -108,7 +109,7 @@ public final class StreamRunner {
       if (now >= time) {
         return true;
       }
-      Thread.sleep(Math.min(POLL_MILLIS, time - now));
+      driver.pause(Duration.ofMillis(Math.min(POLL_MILLIS, time - now)));
     }
   }
 

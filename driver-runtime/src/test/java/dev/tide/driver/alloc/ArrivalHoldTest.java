@@ -1,5 +1,6 @@
 package dev.tide.driver.alloc;
 
+import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
@@ -18,21 +19,21 @@ class ArrivalHoldTest {
   /** A job of {@code tasks} tasks arrives now; one executor runs 2 tasks. */
   private void arrive(int tasks) {
     submitted += tasks;
-    hold.observe(clock.getAsLong(), submitted, n -> (int) ((n + 1) / 2));
+    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2));
   }
 
   /** {@code jobs} jobs of 8 tasks (4 executors), 5 s apart; the clock ends at the last. */
   private void jobsFiveSecondsApart(int jobs) {
     for (int i = 0; i < jobs; i++) {
       if (i > 0) {
-        clock.advance(5_000);
+        clock.advanceMillis(5_000);
       }
       arrive(8);
     }
   }
 
   private int keepAfter(long millis) {
-    return hold.executorsToKeep(clock.getAsLong() + millis, LATENCY);
+    return hold.executorsToKeep(clock.millis() + millis, LATENCY);
   }
 
   @Test
@@ -57,8 +58,8 @@ class ArrivalHoldTest {
   void whenAStartCostsLessThanTheGapNothingIsKept() {
     jobsFiveSecondsApart(6);
 
-    assertEquals(0, hold.executorsToKeep(clock.getAsLong() + 1_000, 2_000));
-    assertEquals(4, hold.executorsToKeep(clock.getAsLong() + 1_000, LATENCY),
+    assertEquals(0, hold.executorsToKeep(clock.millis() + 1_000, 2_000));
+    assertEquals(4, hold.executorsToKeep(clock.millis() + 1_000, LATENCY),
         "the keep times follow the start latency back");
   }
 
@@ -67,7 +68,7 @@ class ArrivalHoldTest {
   void executorsOnlyARareWideJobNeedsAreNotKept() {
     arrive(4);
     for (int i = 0; i < 10; i++) {
-      clock.advance(5_000);
+      clock.advanceMillis(5_000);
       arrive(i == 4 ? 20 : 4);
     }
 
@@ -77,12 +78,12 @@ class ArrivalHoldTest {
   @Test
   void anEvaluationWithoutNewTasksIsNoArrival() {
     arrive(8);
-    clock.advance(5_000);
+    clock.advanceMillis(5_000);
     arrive(8);
-    long lastArrival = clock.getAsLong();
-    clock.advance(4_000);
+    long lastArrival = clock.millis();
+    clock.advanceMillis(4_000);
     arrive(0);
-    hold.observe(clock.getAsLong(), submitted - 3, n -> 100); // a lower count is no arrival
+    hold.observe(clock.millis(), submitted - 3, n -> 100); // a lower count is no arrival
 
     assertEquals(4, hold.executorsToKeep(lastArrival + 5_000, LATENCY),
         "kept from the last real arrival on");
@@ -99,10 +100,10 @@ class ArrivalHoldTest {
     long submittedSoFar = 0;
     for (int i = 0; i < 5; i++) {
       submittedSoFar += 2;
-      dearStarts.observe(clock.getAsLong(), submittedSoFar, n -> 1);
-      clock.advance(90_000);
+      dearStarts.observe(clock.millis(), submittedSoFar, n -> 1);
+      clock.advanceMillis(90_000);
     }
 
-    assertEquals(0, dearStarts.executorsToKeep(clock.getAsLong() - 90_000 + 1, LATENCY));
+    assertEquals(0, dearStarts.executorsToKeep(clock.millis() - 90_000 + 1, LATENCY));
   }
 }

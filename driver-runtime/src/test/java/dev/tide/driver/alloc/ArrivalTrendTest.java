@@ -1,5 +1,6 @@
 package dev.tide.driver.alloc;
 
+import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.function.LongUnaryOperator;
@@ -18,12 +19,12 @@ class ArrivalTrendTest {
     ManualClock clock = new ManualClock(50_000);
     int answer = -1;
     for (long t = 0; t <= 2 * LATENCY; t += 100) {
-      answer = trend.executorsAhead(clock.getAsLong(), submittedAt.applyAsLong(t), LATENCY,
+      answer = trend.executorsAhead(clock.millis(), submittedAt.applyAsLong(t), LATENCY,
           needNow);
       if (t < 2 * LATENCY - LATENCY / 10) {
         assertEquals(0, answer, "not two windows of history at " + t);
       }
-      clock.advance(100);
+      clock.advanceMillis(100);
     }
     return answer;
   }

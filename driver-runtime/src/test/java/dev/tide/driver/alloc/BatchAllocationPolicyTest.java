@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.AllocationSettings.RampUpMode;
+import dev.tide.time.ManualClock;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +24,7 @@ class BatchAllocationPolicyTest {
     List<Integer> changes = new ArrayList<>();
     int last = p.targetExecutors();
     for (long t = 0; t < millis; t += TICK) {
-      int target = p.evaluate(clock.advance(TICK), pending, running, active, List.of())
+      int target = p.evaluate(clock.advanceMillis(TICK), pending, running, active, List.of())
           .targetExecutors();
       if (target != last) {
         changes.add(target);
@@ -40,7 +41,7 @@ class BatchAllocationPolicyTest {
   @Test
   void sustainedBacklogRampsByOneTwoFourEight() {
     BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 1000, 1));
-    assertEquals(0, p.evaluate(clock.getAsLong(), 100, 0, 0, List.of()).targetExecutors());
+    assertEquals(0, p.evaluate(clock.millis(), 100, 0, 0, List.of()).targetExecutors());
     // Nothing before the backlog has lasted schedulerBacklogTimeout (1 s) ...
     assertEquals(List.of(), run(p, 900, 100, 0, 0));
     // ... then +1 at 1 s, +2 at 2 s, +4 at 3 s, +8 at 4 s (sustained timeout 1 s).
@@ -72,10 +73,10 @@ class BatchAllocationPolicyTest {
     assertEquals(List.of(3, 5, 9, 17), run(p, 4100, 100, 0, 0));
     assertEquals(16, p.addStep());
     // 96 tasks done at once: 4 remain running; the very next tick lowers the target.
-    assertEquals(4, p.evaluate(clock.advance(TICK), 0, 4, 17, List.of()).targetExecutors());
+    assertEquals(4, p.evaluate(clock.advanceMillis(TICK), 0, 4, 17, List.of()).targetExecutors());
     assertEquals(1, p.addStep());
     // Never below minExecutors.
-    assertEquals(2, p.evaluate(clock.advance(TICK), 0, 0, 17, List.of()).targetExecutors());
+    assertEquals(2, p.evaluate(clock.advanceMillis(TICK), 0, 0, 17, List.of()).targetExecutors());
   }
 
   @Test
@@ -97,7 +98,7 @@ class BatchAllocationPolicyTest {
     BatchAllocationPolicy p = exponential(AllocationSettings.classic(0, 1000, 1)
         .withInitialExecutors(10));
     assertEquals(10, p.targetExecutors());
-    assertEquals(10, p.evaluate(clock.getAsLong(), 100, 0, 0, List.of()).targetExecutors());
+    assertEquals(10, p.evaluate(clock.millis(), 100, 0, 0, List.of()).targetExecutors());
     assertEquals(List.of(11, 13), run(p, 2000, 100, 0, 0));
   }
 
@@ -105,7 +106,7 @@ class BatchAllocationPolicyTest {
   void initialExecutorsAboveWhatTheTasksNeedIsLoweredAtOnce() {
     BatchAllocationPolicy p = exponential(AllocationSettings.classic(1, 1000, 1)
         .withInitialExecutors(10));
-    assertEquals(3, p.evaluate(clock.getAsLong(), 3, 0, 0, List.of()).targetExecutors());
+    assertEquals(3, p.evaluate(clock.millis(), 3, 0, 0, List.of()).targetExecutors());
   }
 
   @Test

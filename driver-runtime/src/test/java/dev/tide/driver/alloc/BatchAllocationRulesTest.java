@@ -9,6 +9,7 @@ import dev.tide.driver.alloc.BatchAllocationPolicy.Decision;
 import dev.tide.driver.alloc.BatchAllocationPolicy.Load;
 import dev.tide.driver.alloc.DemandForecast.Forecast;
 import dev.tide.driver.alloc.DemandForecast.UpcomingStage;
+import dev.tide.time.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,9 +70,9 @@ class BatchAllocationRulesTest {
 
   /** Evaluates every tick until {@code untilMillis}; returns the last decision. */
   private Decision tickUntil(BatchAllocationPolicy p, long untilMillis, Load load) {
-    Decision d = p.evaluate(clock.getAsLong(), load);
-    while (clock.getAsLong() < untilMillis) {
-      d = p.evaluate(clock.advance(TICK), load);
+    Decision d = p.evaluate(clock.millis(), load);
+    while (clock.millis() < untilMillis) {
+      d = p.evaluate(clock.advanceMillis(TICK), load);
     }
     return d;
   }
@@ -146,10 +147,10 @@ class BatchAllocationRulesTest {
     long submitted = 0;
     Decision d = null;
     for (long t = 0; t <= 1_000; t += TICK) {
-      d = p.evaluate(clock.getAsLong(), new Load(50, 10, 10, List.of(), taskMillis(200),
+      d = p.evaluate(clock.millis(), new Load(50, 10, 10, List.of(), taskMillis(200),
           submitted));
       submitted += 6;
-      clock.advance(TICK);
+      clock.advanceMillis(TICK);
     }
     assertEquals(60, d.targetExecutors());
   }
@@ -191,7 +192,7 @@ class BatchAllocationRulesTest {
         new StageOutlook(0, List.of(), 100, true, false, 0, new long[] {32_500},
             new long[] {1_000, 1_000, 1_000, 33_000, 33_500, 34_000}, 40_000, 100),
         new StageOutlook(1, List.of(0), 200, false, false, 0, new long[0], new long[0], -1, -1));
-    assertEquals(200, p.evaluate(clock.advance(TICK),
+    assertEquals(200, p.evaluate(clock.advanceMillis(TICK),
         load(0, 1, 3, List.of(), DemandForecast.of(told, 1, 3))).targetExecutors());
   }
 
@@ -218,7 +219,7 @@ class BatchAllocationRulesTest {
             new long[] {120_000, 151_000, 152_000, 153_000, 154_000}, 32_000, 100),
         new StageOutlook(1, List.of(0), 1_000, false, false, 0, new long[0], new long[0], -1,
             -1));
-    assertEquals(1_000, p.evaluate(clock.advance(TICK), load(0, 4, 6, List.of(),
+    assertEquals(1_000, p.evaluate(clock.advanceMillis(TICK), load(0, 4, 6, List.of(),
         DemandForecast.of(half, 1, 6))).targetExecutors());
   }
 
@@ -244,7 +245,7 @@ class BatchAllocationRulesTest {
     // the 10 executors wait idle for that stage. Released ones leave the load.
     List<IdleExecutor> idle = new ArrayList<>(idle(5, 0));
     Map<Long, Integer> activeAt = new TreeMap<>();
-    for (long t = 0; t <= 9_000; t = clock.advance(TICK)) {
+    for (long t = 0; t <= 9_000; t = clock.advanceMillis(TICK)) {
       int active = 5 + idle.size();
       Decision d = p.evaluate(t, load(0, 5, active, idle, nextStage(10, 4_000)));
       idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
@@ -257,7 +258,7 @@ class BatchAllocationRulesTest {
     assertEquals(6, activeAt.get(8_000L));
     assertEquals(5, activeAt.get(8_500L), "none left after 4 x 2 s + 0.5 s");
     // The same stage now said to be due in 1 s: not trusted again, no request for it.
-    assertEquals(5, p.evaluate(clock.advance(TICK), load(0, 5, 5, List.of(),
+    assertEquals(5, p.evaluate(clock.advanceMillis(TICK), load(0, 5, 5, List.of(),
         nextStage(10, 1_000))).targetExecutors());
   }
 
@@ -271,7 +272,7 @@ class BatchAllocationRulesTest {
     // (about 100 + 1 per second, decaying) after about 12 s.
     List<IdleExecutor> idle = new ArrayList<>(idle(9, 10_000));
     Map<Long, Integer> activeAt = new TreeMap<>();
-    for (long t = clock.advance(TICK); t <= 30_000; t = clock.advance(TICK)) {
+    for (long t = clock.advanceMillis(TICK); t <= 30_000; t = clock.advanceMillis(TICK)) {
       Decision d = p.evaluate(t, load(0, 1, 1 + idle.size(), idle, nextStage(10, 4_000)));
       idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
       activeAt.put(t, 1 + idle.size());
@@ -308,14 +309,14 @@ class BatchAllocationRulesTest {
     List<Integer> keptThrough = new ArrayList<>();
     for (int iteration = 0; iteration < 5; iteration++) {
       int next = 100 + iteration;
-      tickUntil(p, clock.getAsLong() + 2_000, load(0, 10, 10, List.of(), new Forecast(
+      tickUntil(p, clock.millis() + 2_000, load(0, 10, 10, List.of(), new Forecast(
           1_000, 0, List.of(new UpcomingStage(next - 50, 1, 1_000),
               new UpcomingStage(next, 10, 2_000, 1, 0, 2)), true)));
-      long aggregateFrom = clock.advance(TICK);
+      long aggregateFrom = clock.advanceMillis(TICK);
       List<IdleExecutor> idle = new ArrayList<>(idle(9, aggregateFrom));
       Forecast guessed = new Forecast(DemandForecast.UNKNOWN, 0, List.of(
           new UpcomingStage(next, 10, DemandForecast.UNKNOWN, 0, 0)), true);
-      for (long t = aggregateFrom; t < aggregateFrom + 5_000; t = clock.advance(TICK)) {
+      for (long t = aggregateFrom; t < aggregateFrom + 5_000; t = clock.advanceMillis(TICK)) {
         Decision d = p.evaluate(t, load(0, 1, 1 + idle.size(), idle, guessed));
         idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
       }
@@ -335,19 +336,19 @@ class BatchAllocationRulesTest {
     tickUntil(busy, 100_000, load(0, 10, 10, List.of(), nextStage(10, 60_000)));
     // A barrier's last straggler runs; the next stage (10 tasks) is forecast in 30 s from
     // most of its parent's tasks: 10 executors x 30 s fit in half the allowance.
-    Decision kept = busy.evaluate(clock.advance(TICK),
+    Decision kept = busy.evaluate(clock.advanceMillis(TICK),
         load(0, 1, 10, idle(9, 100_000), nextStage(10, 30_000)));
     assertEquals(List.of(), kept.executorsToRemove());
     // Beyond four starts (the cap's reach) they go at once.
-    Decision far = busy.evaluate(clock.advance(TICK),
+    Decision far = busy.evaluate(clock.advanceMillis(TICK),
         load(0, 1, 10, idle(9, 100_000), nextStage(10, 45_000)));
     assertEquals(9, far.executorsToRemove().size());
 
     // Without the busy time that affords the wait, a stage 30 s out lets them go at once.
     BatchAllocationPolicy fresh = lookaheadWithAllowance(10_000);
     tickUntil(fresh, 100_000 + 5 * TICK, load(0, 1, 10, List.of(), nextStage(10, 60_000)));
-    Decision released = fresh.evaluate(clock.advance(TICK),
-        load(0, 1, 10, idle(9, clock.getAsLong()), nextStage(10, 30_000)));
+    Decision released = fresh.evaluate(clock.advanceMillis(TICK),
+        load(0, 1, 10, idle(9, clock.millis()), nextStage(10, 30_000)));
     assertEquals(9, released.executorsToRemove().size());
   }
 
@@ -360,18 +361,18 @@ class BatchAllocationRulesTest {
     Forecast guessed = new Forecast(DemandForecast.UNKNOWN, 0, List.of(
         new UpcomingStage(6, 1, 1_000), new UpcomingStage(7, 10, 4_000, 1, 0, 2)), true);
     List<IdleExecutor> idle = new ArrayList<>(idle(5, 0));
-    for (long t = 0; t <= 9_000; t = clock.advance(TICK)) {
+    for (long t = 0; t <= 9_000; t = clock.advanceMillis(TICK)) {
       Decision d = p.evaluate(t, load(0, 5, 5 + idle.size(), idle, guessed));
       idle.removeIf(e -> d.executorsToRemove().contains(e.executorId()));
     }
     assertEquals(0, idle.size(), "the cap let them go");
     // Still guessed: not trusted again, nothing asked.
-    assertEquals(5, p.evaluate(clock.advance(TICK), load(0, 5, 5, List.of(),
+    assertEquals(5, p.evaluate(clock.advanceMillis(TICK), load(0, 5, 5, List.of(),
         new Forecast(DemandForecast.UNKNOWN, 0, List.of(new UpcomingStage(6, 1, 1_000),
             new UpcomingStage(7, 10, 1_000, 1, 0, 2)), true))).targetExecutors());
     // Its parents now run and their end is estimated from their finished tasks (in 1 s): a
     // forecast of another kind, trusted again; the stage's executors are asked for.
-    assertEquals(10, p.evaluate(clock.advance(TICK), load(0, 1, 5, List.of(),
+    assertEquals(10, p.evaluate(clock.advanceMillis(TICK), load(0, 1, 5, List.of(),
         nextStage(10, 1_000))).targetExecutors());
   }
 
@@ -385,14 +386,15 @@ class BatchAllocationRulesTest {
         .targetExecutors());
     // They came (a start, 2 s, later) and wait idle; then the straggler outruns the estimate
     // and the forecast says 8 s, beyond two starts (4.5 s) but within the cap's four (8.5 s).
-    clock.advance(2_000);
-    Decision d = p.evaluate(clock.getAsLong(), load(0, 1, 11, idle(10, 2_000),
+    clock.advanceMillis(2_000);
+    Decision d = p.evaluate(clock.millis(), load(0, 1, 11, idle(10, 2_000),
         nextStage(10, 8_000)));
     assertEquals(1, d.executorsToRemove().size(),
         "their starts are paid: 10 (the straggler's among them) kept for the 10 tasks");
     // The rent-or-buy cap still lets them go when the stage does not come (the spread caps
     // of up to 4 starts, all past after 8.5 s idle).
-    d = p.evaluate(clock.advance(8_500), load(0, 1, 10, idle(9, 2_000), nextStage(10, 8_000)));
+    d = p.evaluate(clock.advanceMillis(8_500),
+        load(0, 1, 10, idle(9, 2_000), nextStage(10, 8_000)));
     assertEquals(9, d.executorsToRemove().size());
 
     // Moved out beyond four starts (the cap's reach) and staying there for a start latency,
@@ -486,21 +488,21 @@ class BatchAllocationRulesTest {
     String executor = "e0";
     boolean present = true;
     for (int round = 1; round <= 3; round++) {
-      long idleSince = local.getAsLong();
-      while (local.getAsLong() - idleSince < gapMillis) {
+      long idleSince = local.millis();
+      while (local.millis() - idleSince < gapMillis) {
         List<IdleExecutor> idle = present ? List.of(new IdleExecutor(executor, idleSince))
             : List.of();
-        Decision d = p.evaluate(local.advance(TICK), load(0, 0, present ? 1 : 0, idle,
+        Decision d = p.evaluate(local.advanceMillis(TICK), load(0, 0, present ? 1 : 0, idle,
             Forecast.NONE));
         present &= !d.executorsToRemove().contains(executor);
       }
       if (!present) {
-        assertEquals(1, p.evaluate(local.advance(TICK), load(1, 0, 0, List.of(),
+        assertEquals(1, p.evaluate(local.advanceMillis(TICK), load(1, 0, 0, List.of(),
             Forecast.NONE)).targetExecutors(), "asked for again");
         executor = "e" + round;
         present = true;
       }
-      p.evaluate(local.advance(TICK), load(0, 1, 1, List.of(), Forecast.NONE)); // it runs
+      p.evaluate(local.advanceMillis(TICK), load(0, 1, 1, List.of(), Forecast.NONE)); // it runs
     }
     return p.idleTimeoutMillis();
   }
@@ -677,8 +679,8 @@ class BatchAllocationRulesTest {
     }
 
     void idleUntil(long untilMillis) {
-      while (time.getAsLong() < untilMillis) {
-        tick(time.advance(TICK));
+      while (time.millis() < untilMillis) {
+        tick(time.advanceMillis(TICK));
       }
     }
 

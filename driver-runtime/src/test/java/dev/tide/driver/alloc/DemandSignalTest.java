@@ -9,6 +9,7 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.JobScheduler;
 import dev.tide.driver.scheduler.JobScheduler.Assignment;
 import dev.tide.rpc.TaskOutcome;
+import dev.tide.time.ManualClock;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -32,7 +33,7 @@ class DemandSignalTest {
     JobPlan plan = JobPlan.mapReduce("burst", List.of(new InputSplit(new byte[0], List.of())),
         dev.tide.driver.jobs.SleepJob.SleepMapper.class,
         dev.tide.driver.jobs.SleepJob.SleepReducer.class, REDUCES, "");
-    JobScheduler scheduler = new JobScheduler(plan, SLOTS, 2, clock, EventLog.disabled());
+    JobScheduler scheduler = new JobScheduler(plan, SLOTS, 2, clock::millis, EventLog.disabled());
     BatchAllocationPolicy policy = new BatchAllocationPolicy(
         AllocationSettings.classic(0, Integer.MAX_VALUE, SLOTS), new ExponentialRampUp());
     for (int i = 0; i < EXECUTORS; i++) {
@@ -46,7 +47,7 @@ class DemandSignalTest {
     // Ramp on the 100 ms tick until the target is what 60,000 tasks need: 15,000.
     int target = 0;
     for (int tick = 0; tick < 300 && target < REDUCES / SLOTS; tick++) {
-      target = evaluate(policy, clock.advance(100), scheduler).targetExecutors();
+      target = evaluate(policy, clock.advanceMillis(100), scheduler).targetExecutors();
     }
     assertEquals(REDUCES / SLOTS, target);
 
@@ -67,7 +68,7 @@ class DemandSignalTest {
 
     // The very next tick lowers the target to exactly what the remaining tasks need.
     int expected = ceilDiv(pending + EXECUTORS * SLOTS, SLOTS);
-    assertEquals(expected, evaluate(policy, clock.advance(100), scheduler).targetExecutors());
+    assertEquals(expected, evaluate(policy, clock.advanceMillis(100), scheduler).targetExecutors());
 
     // A second burst drains the job; the next tick drops the target to 0.
     while (!running.isEmpty()) {
@@ -75,7 +76,7 @@ class DemandSignalTest {
       running.addAll(scheduler.assignTasks());
     }
     assertTrue(scheduler.isDone());
-    assertEquals(0, evaluate(policy, clock.advance(100), scheduler).targetExecutors());
+    assertEquals(0, evaluate(policy, clock.advanceMillis(100), scheduler).targetExecutors());
   }
 
   private static BatchAllocationPolicy.Decision evaluate(BatchAllocationPolicy policy,

@@ -1,5 +1,6 @@
 package dev.tide.driver.alloc;
 
+import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,15 +13,15 @@ class IdleAllowanceTest {
   /** {@code busy} executors busy and {@code idle} idle for {@code millis}, seen each minute. */
   private void spend(IdleAllowance allowance, long millis, double busy, int idle) {
     for (long left = millis; left > 0; left -= 60_000) {
-      clock.advance(Math.min(60_000, left));
-      allowance.observe(clock.getAsLong(), busy, idle);
+      clock.advanceMillis(Math.min(60_000, left));
+      allowance.observe(clock.millis(), busy, idle);
     }
   }
 
   @Test
   void withoutAnAllowanceNothingIsAfforded() {
     IdleAllowance none = new IdleAllowance(0);
-    none.observe(clock.getAsLong(), 0, 0);
+    none.observe(clock.millis(), 0, 0);
     spend(none, 600_000, 50, 0);
     assertFalse(none.covers());
     assertFalse(none.affords(0));
@@ -30,7 +31,7 @@ class IdleAllowanceTest {
   @Test
   void upFrontItAffordsHalfTheAllowanceOfTheBusyTime() {
     IdleAllowance allowance = new IdleAllowance(0.5);
-    allowance.observe(clock.getAsLong(), 0, 0);
+    allowance.observe(clock.millis(), 0, 0);
     spend(allowance, 60_000, 10, 0);
 
     assertTrue(allowance.affords(150_000));
@@ -41,7 +42,7 @@ class IdleAllowanceTest {
   @Test
   void idleTimeUsesTheAllowanceUp() {
     IdleAllowance allowance = new IdleAllowance(0.5);
-    allowance.observe(clock.getAsLong(), 0, 0);
+    allowance.observe(clock.millis(), 0, 0);
     spend(allowance, 60_000, 10, 0);
     spend(allowance, 30_000, 0, 8); // 240 executor-seconds idle: under 0.5 x ~570
 
@@ -59,7 +60,7 @@ class IdleAllowanceTest {
   @Test
   void hoursOfBusyTimeDoNotBuyHoursOfWaiting() {
     IdleAllowance allowance = new IdleAllowance(1);
-    allowance.observe(clock.getAsLong(), 0, 0);
+    allowance.observe(clock.millis(), 0, 0);
     spend(allowance, 10 * 3_600_000L, 10, 0);
 
     assertTrue(allowance.affords(2_800_000));
@@ -69,12 +70,12 @@ class IdleAllowanceTest {
   @Test
   void theFirstObservationAndTimeStandingStillCountNothing() {
     IdleAllowance allowance = new IdleAllowance(1);
-    allowance.observe(clock.getAsLong(), 100, 0);
-    allowance.observe(clock.getAsLong(), 100, 0);
+    allowance.observe(clock.millis(), 100, 0);
+    allowance.observe(clock.millis(), 100, 0);
     assertFalse(allowance.covers(), "no busy time counted yet");
-    clock.advance(1_000);
-    allowance.observe(clock.getAsLong(), 1, 0);
-    allowance.observe(clock.getAsLong() - 500, 0, 1_000); // late: ignored
+    clock.advanceMillis(1_000);
+    allowance.observe(clock.millis(), 1, 0);
+    allowance.observe(clock.millis() - 500, 0, 1_000); // late: ignored
     assertTrue(allowance.covers());
   }
 }

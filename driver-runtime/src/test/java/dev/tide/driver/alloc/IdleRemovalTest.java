@@ -1,5 +1,6 @@
 package dev.tide.driver.alloc;
 
+import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
@@ -13,12 +14,12 @@ class IdleRemovalTest {
   private final ManualClock clock = new ManualClock(1_000_000);
 
   private List<String> choose(int active, int floor, IdleExecutor... idle) {
-    return IdleRemoval.choose(clock.getAsLong(), active, floor, List.of(idle), TIMEOUT,
+    return IdleRemoval.choose(clock.millis(), active, floor, List.of(idle), TIMEOUT,
         CACHED_TIMEOUT);
   }
 
   private IdleExecutor idleFor(String id, long millis) {
-    return new IdleExecutor(id, clock.getAsLong() - millis);
+    return new IdleExecutor(id, clock.millis() - millis);
   }
 
   @Test
@@ -35,9 +36,9 @@ class IdleRemovalTest {
 
   @Test
   void executorsHoldingCachedBlocksWaitForTheCachedTimeout() {
-    IdleExecutor cached = new IdleExecutor("cached", clock.getAsLong() - 120_000, true);
+    IdleExecutor cached = new IdleExecutor("cached", clock.millis() - 120_000, true);
     assertEquals(List.of("plain"), choose(5, 0, cached, idleFor("plain", 60_000)));
-    clock.advance(180_000);
+    clock.advanceMillis(180_000);
     assertEquals(List.of("cached"), choose(5, 0, cached));
   }
 

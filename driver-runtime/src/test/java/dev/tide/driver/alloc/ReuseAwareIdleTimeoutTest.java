@@ -1,5 +1,6 @@
 package dev.tide.driver.alloc;
 
+import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
@@ -15,13 +16,13 @@ class ReuseAwareIdleTimeoutTest {
   private final ReuseAwareIdleTimeout timeout = new ReuseAwareIdleTimeout(CEILING);
 
   private void observe(List<IdleExecutor> idle, List<String> removed, int targetRise) {
-    timeout.observe(clock.getAsLong(), idle, removed, targetRise);
+    timeout.observe(clock.millis(), idle, removed, targetRise);
   }
 
   /** Executor {@code id} goes idle now and gets a task again {@code gapMillis} later. */
   private void reusedAfter(String id, long gapMillis) {
-    observe(List.of(new IdleExecutor(id, clock.getAsLong())), List.of(), 0);
-    clock.advance(gapMillis);
+    observe(List.of(new IdleExecutor(id, clock.millis())), List.of(), 0);
+    clock.advanceMillis(gapMillis);
     observe(List.of(), List.of(), 0);
   }
 
@@ -45,9 +46,9 @@ class ReuseAwareIdleTimeoutTest {
 
   @Test
   void anExecutorIdleAgainSinceALaterTimeRanATaskInBetween() {
-    long first = clock.getAsLong();
+    long first = clock.millis();
     observe(List.of(new IdleExecutor("e", first)), List.of(), 0);
-    clock.advance(5_000);
+    clock.advanceMillis(5_000);
     observe(List.of(new IdleExecutor("e", first + 2_000)), List.of(), 0);
 
     assertEquals(1, timeout.gapsRecorded());
@@ -57,12 +58,12 @@ class ReuseAwareIdleTimeoutTest {
   /** Released executors nobody needed within the ceiling: keeping them was pure cost. */
   @Test
   void executorsNeverNeededAgainAfterReleaseTeachATimeoutOfZero() {
-    long since = clock.getAsLong();
+    long since = clock.millis();
     List<IdleExecutor> idle = List.of(new IdleExecutor("a", since), new IdleExecutor("b", since));
     observe(idle, List.of(), 0);
-    clock.advance(6_000);
+    clock.advanceMillis(6_000);
     observe(idle, List.of("a", "b"), 0);
-    clock.advance(CEILING);
+    clock.advanceMillis(CEILING);
     observe(List.of(), List.of(), 0);
 
     assertEquals(2, timeout.gapsRecorded());
@@ -72,9 +73,9 @@ class ReuseAwareIdleTimeoutTest {
   /** A rise of the target after a release is a reuse, counted from when the executor went idle. */
   @Test
   void aReleasedExecutorMatchedToALaterRiseIsAGap() {
-    long since = clock.getAsLong();
+    long since = clock.millis();
     observe(List.of(new IdleExecutor("a", since)), List.of("a"), 0);
-    clock.advance(3_000);
+    clock.advanceMillis(3_000);
     observe(List.of(), List.of(), 1);
 
     assertEquals(1, timeout.gapsRecorded());

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.driver.alloc.SchedulerView;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
@@ -48,7 +48,7 @@ class StageSchedulingTest {
   }
 
   private JobScheduler scheduler(int slots, int maxAttempts, int rounds) {
-    return new JobScheduler(slots, maxAttempts, rounds, clock, log);
+    return new JobScheduler(slots, maxAttempts, rounds, clock::millis, log);
   }
 
   private List<EventLine> events(String name) {
@@ -265,7 +265,7 @@ class StageSchedulingTest {
     assertEquals(3, view.tasksSubmitted());
 
     scheduler.executorAdded("a", "nodeA", 7001);
-    clock.advance(50);
+    clock.advanceMillis(50);
     scheduler.assignTasks();
 
     assertEquals(2, view.pendingTasks());
@@ -281,11 +281,11 @@ class StageSchedulingTest {
     JobScheduler s = scheduler(1, 2, 4);
     s.runPlan(mapReduce("wc", 2, 1));
     s.executorAdded("a", "nodeA", 7001);
-    clock.advance(1_000);
+    clock.advanceMillis(1_000);
     Assignment first = s.assignTasks().get(0);
-    clock.advance(300);
+    clock.advanceMillis(300);
     succeed(s, first);
-    clock.advance(200);
+    clock.advanceMillis(200);
 
     var map = s.stageOutlook().get(0);
     assertEquals(0, map.id());

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.IdleExecutor;
-import dev.tide.driver.alloc.ManualClock;
+import dev.tide.time.ManualClock;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
@@ -138,7 +138,7 @@ class TaskAssignmentTest {
   }
 
   private TaskAssignment assignment(int slots, FakeStages stages) {
-    return new TaskAssignment(slots, clock, log, stages);
+    return new TaskAssignment(slots, clock::millis, log, stages);
   }
 
   private static Map<String, List<Integer>> byExecutor(List<Assignment> assignments) {
@@ -293,13 +293,13 @@ class TaskAssignmentTest {
     FakeStages stages = new FakeStages(maps(1), 0);
     TaskAssignment tasks = assignment(1, stages);
     tasks.executorAdded("1", "hostA", 1);
-    clock.advance(500);
+    clock.advanceMillis(500);
     tasks.executorAdded("2", "hostB", 1);
     Assignment a = tasks.assignTasks().get(0);
     assertEquals("1", a.executorId(), "the executor added first is offered first");
     assertEquals(List.of(new IdleExecutor("2", 1_500)), tasks.idleExecutors());
 
-    clock.advance(2_000);
+    clock.advanceMillis(2_000);
     tasks.taskEnded(TaskOutcome.succeeded(a.task().taskId(), Map.of()));
 
     assertEquals(List.of(new IdleExecutor("1", 3_500), new IdleExecutor("2", 1_500)),
@@ -313,7 +313,7 @@ class TaskAssignmentTest {
     TaskAssignment tasks = assignment(1, stages);
     tasks.executorAdded("1", "hostA", 1);
     Assignment first = tasks.assignTasks().get(0);
-    clock.advance(300);
+    clock.advanceMillis(300);
 
     TaskAssignment.Ended ended = tasks.taskEnded(TaskOutcome.succeeded(first.task().taskId(),
         Map.of("records", 42L)));
@@ -384,7 +384,7 @@ class TaskAssignmentTest {
     for (Assignment a : tasks.assignTasks()) {
       byIndex.put(a.task().index(), a);
     }
-    clock.advance(1_000);
+    clock.advanceMillis(1_000);
     // Maps 1 and 2 finish in 1 s; map 0 on executor 1 (hostA) keeps running.
     Assignment straggling = byIndex.values().stream().filter(a -> a.executorId().equals("1"))
         .findFirst().orElseThrow();
@@ -395,7 +395,7 @@ class TaskAssignmentTest {
       }
     }
     assertFalse(tasks.findStragglers(), "1 s is not over 1.5 x the median yet");
-    clock.advance(1_000);
+    clock.advanceMillis(1_000);
 
     assertTrue(tasks.findStragglers());
     List<Assignment> copies = tasks.assignTasks();
@@ -433,11 +433,11 @@ class TaskAssignmentTest {
         .orElseThrow();
     Assignment onB = both.stream().filter(a -> a.executorId().equals("2")).findFirst()
         .orElseThrow();
-    clock.advance(100);
+    clock.advanceMillis(100);
     stages.done(onB.task(), 100);
     tasks.taskEnded(TaskOutcome.succeeded(onB.task().taskId(), Map.of()));
     tasks.markPendingRemoval(List.of("2")); // hostB's only executor takes nothing more
-    clock.advance(500);
+    clock.advanceMillis(500);
     assertTrue(tasks.findStragglers());
 
     tasks.executorAdded("3", "hostA", 1);
@@ -454,7 +454,7 @@ class TaskAssignmentTest {
     TaskAssignment tasks = assignment(1, stages);
     tasks.executorAdded("1", "hostA", 1);
     tasks.assignTasks();
-    clock.advance(3_600_000);
+    clock.advanceMillis(3_600_000);
 
     assertFalse(tasks.findStragglers());
   }
@@ -545,9 +545,9 @@ class TaskAssignmentTest {
     tasks.executorAdded("1", "hostA", 1);
     List<Assignment> started = tasks.assignTasks();
     assertEquals(10, started.get(0).task().stageId(), "ids are the plan's base plus local ids");
-    clock.advance(250);
+    clock.advanceMillis(250);
 
-    Map<Integer, List<Long>> elapsed = tasks.runningElapsedByStage(clock.getAsLong());
+    Map<Integer, List<Long>> elapsed = tasks.runningElapsedByStage(clock.millis());
 
     assertEquals(Map.of(10, List.of(250L, 250L)), elapsed);
     assertTrue(tasks.hasRunning(0));

@@ -11,10 +11,12 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession.JobFailedException;
 import dev.tide.driver.job.StreamSource;
 import dev.tide.driver.jobs.StreamRateJob;
+import dev.tide.time.ManualClock;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -35,17 +37,25 @@ class StreamRunnerTest {
   @TempDir
   java.nio.file.Path dir;
 
-  /** A manual clock that moves 50 ms each time it is read. */
+  /**
+   * A manual clock that moves 50 ms each time it is read; the runner's pauses move it too, so
+   * the test never sleeps.
+   */
   private static final class FakeDriver implements StreamDriver {
     final JobContext context;
     final List<CompletedBatch> completed = new ArrayList<>();
-    long now = 1_000_000;
+    final ManualClock clock;
     int failBatch = -1;
     int stopAfterBatches = Integer.MAX_VALUE;
     int plans;
 
     FakeDriver(Configuration conf, String output) {
+      this(conf, output, 1_000_000);
+    }
+
+    FakeDriver(Configuration conf, String output, long startMillis) {
       this.context = new JobContext(conf, List.of(output));
+      this.clock = new ManualClock(startMillis);
     }
 
     @Override
@@ -55,8 +65,12 @@ class StreamRunnerTest {
 
     @Override
     public long now() {
-      now += 50;
-      return now;
+      return clock.advanceMillis(50);
+    }
+
+    @Override
+    public void pause(Duration duration) {
+      clock.pause(duration);
     }
 
     @Override
@@ -120,8 +134,7 @@ class StreamRunnerTest {
       assertEquals(0, b.batchTimeMillis() % 1000, "batch times are interval multiples");
     }
 
-    FakeDriver second = new FakeDriver(conf(), output);
-    second.now = first.now + 5_000; // resubmitted 5 s later
+    FakeDriver second = new FakeDriver(conf(), output, first.clock.millis() + 5_000); // 5 s later
     second.stopAfterBatches = 4;
     String summary = new StreamRunner(new StreamRateJob(), second).run();
     assertTrue(summary.contains("after 4 batches"), summary);

@@ -19,7 +19,7 @@ import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.network.testing.Poll;
+import dev.tide.testing.Await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -138,7 +138,7 @@ class HostilePeersTest {
         flooder.channel.writeAndFlush(frames(1000, 40));
         sent += 1000;
       }
-      Poll.until(Duration.ofSeconds(10), "the server to close the flooder's connection",
+      Await.until(Duration.ofSeconds(10), "the server to close the flooder's connection",
           () -> server.stats().openConnections() == 0);
       assertBystanderServed();
       direct.close();
@@ -153,7 +153,7 @@ class HostilePeersTest {
       // Its replies may be lost with the close (the server resets a connection it has not read
       // out), but the flooder sees the connection end once it reads.
       flooder.reading(true);
-      Poll.until(Duration.ofSeconds(5), "the flooder to see the close",
+      Await.until(Duration.ofSeconds(5), "the flooder to see the close",
           () -> !flooder.channel.isActive());
     }
   }
@@ -186,7 +186,7 @@ class HostilePeersTest {
       io.netty.channel.ChannelFuture written = lastWrite;
       // Either the server took every request, or it stopped reading and the peer's own
       // buffers filled up.
-      Poll.until(Duration.ofSeconds(30), "all requests sent, or the server to stop reading",
+      Await.until(Duration.ofSeconds(30), "all requests sent, or the server to stop reading",
           () -> written.isDone()
               || !peer.channel.isWritable() && server.stats().fetchesFailed() > 1000);
       assertBystanderServed();
@@ -261,7 +261,7 @@ class HostilePeersTest {
         s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
         idle.add(s);
       }
-      Poll.until(Duration.ofSeconds(5), "48 of the idle connections to be closed for room",
+      Await.until(Duration.ofSeconds(5), "48 of the idle connections to be closed for room",
           () -> server.stats().unauthenticatedPushedOut() == 48
               && server.stats().openConnections() == 16);
       assertEquals(16, server.stats().unauthenticatedConnections());
@@ -272,7 +272,7 @@ class HostilePeersTest {
         s.close();
       }
     }
-    Poll.until(Duration.ofSeconds(5), "the idle connections to be counted closed",
+    Await.until(Duration.ofSeconds(5), "the idle connections to be counted closed",
         () -> server.stats().unauthenticatedConnections() == 0
             && server.stats().openConnections() == 0);
   }
@@ -287,7 +287,7 @@ class HostilePeersTest {
           client.fetch("127.0.0.1", server.port(), List.of(BLOCK));
         }
       });
-      Poll.until(Duration.ofSeconds(5), "the refusal to be logged", () -> !log.lines().isEmpty());
+      Await.until(Duration.ofSeconds(5), "the refusal to be logged", () -> !log.lines().isEmpty());
       List<String> lines = log.lines();
       assertEquals(1, lines.size(), lines.toString());
       String line = lines.get(0);
@@ -335,14 +335,14 @@ class HostilePeersTest {
     try (CapturedLog log = new CapturedLog(ConnectionGate.class.getName(), HANDSHAKE_LOG);
          Socket holder = new Socket()) {
       holder.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
-      Poll.until(Duration.ofSeconds(5), "the holder to be admitted",
+      Await.until(Duration.ofSeconds(5), "the holder to be admitted",
           () -> server.stats().openConnections() == 1);
       for (int i = 0; i < 2000; i++) {
         try (Socket s = new Socket()) {
           s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
         }
       }
-      Poll.until(Duration.ofSeconds(10), "2,000 refusals",
+      Await.until(Duration.ofSeconds(10), "2,000 refusals",
           () -> server.stats().connectionsRefused() == 2000);
       assertTrue(log.lines().size() <= 4, log.lines().size() + " lines: " + log.lines());
     }
@@ -356,7 +356,7 @@ class HostilePeersTest {
           s.getOutputStream().write(new byte[] {0, 0, 0, 40, 1, 1});
         }
       }
-      Poll.until(Duration.ofSeconds(10), "the resets to be seen",
+      Await.until(Duration.ofSeconds(10), "the resets to be seen",
           () -> server.stats().openConnections() == 0);
       assertTrue(log.lines().size() <= 4, log.lines().size() + " lines: " + log.lines());
     }

@@ -19,7 +19,7 @@ import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.MessageTypes;
 import dev.tide.shuffle.testing.MapOutputs;
-import dev.tide.network.testing.Poll;
+import dev.tide.testing.Await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
@@ -94,7 +94,7 @@ class ServerLimitsTest {
   private void stallBigReply(RawPeers.RawClient reader) {
     reader.reading(false);
     reader.write(request(1, BIG));
-    Poll.until(Duration.ofSeconds(5), "big reply admitted", () -> server.inFlightBytes() > 0);
+    Await.until(Duration.ofSeconds(5), "big reply admitted", () -> server.inFlightBytes() > 0);
   }
 
   private static void assertBusy(ShuffleFetchException e, String about) {
@@ -136,7 +136,7 @@ class ServerLimitsTest {
             throw new AssertionError(e);
           }
         });
-        Poll.until(Duration.ofSeconds(5), "the patient client to be refused at least once",
+        Await.until(Duration.ofSeconds(5), "the patient client to be refused at least once",
             () -> server.stats().connectionsRefused() >= 5);
         assertFalse(later.isDone());
         first.close();
@@ -152,7 +152,7 @@ class ServerLimitsTest {
          ShuffleClient bystander = new ShuffleClient(APP, SECRET, NO_RETRIES)) {
       stallBigReply(reader);
       reader.write(request(2, SMALL));
-      Poll.until(Duration.ofSeconds(5), "a BUSY answer", () -> server.stats().busyReplies() == 1);
+      Await.until(Duration.ofSeconds(5), "a BUSY answer", () -> server.stats().busyReplies() == 1);
       // Another connection is under its own limit and the server's.
       assertArrayEquals(expectedSmall(), fetchSmall(bystander));
 
@@ -189,13 +189,13 @@ class ServerLimitsTest {
           throw new AssertionError(e);
         }
       });
-      Poll.until(Duration.ofSeconds(5), "the patient client to be told BUSY",
+      Await.until(Duration.ofSeconds(5), "the patient client to be told BUSY",
           () -> server.stats().busyReplies() > busyBefore);
       reader.reading(true);
       assertEquals(LENGTHS[0], assertInstanceOf(FetchReply.class, reader.nextReply())
           .blockLength(0));
       assertArrayEquals(expectedSmall(), later.get(10, TimeUnit.SECONDS));
-      Poll.until(Duration.ofSeconds(5), "nothing in flight", () -> server.inFlightBytes() == 0);
+      Await.until(Duration.ofSeconds(5), "nothing in flight", () -> server.inFlightBytes() == 0);
     }
   }
 
@@ -209,7 +209,7 @@ class ServerLimitsTest {
       int frame = 4 << 20;
       hog.write(Unpooled.buffer().writeInt(frame).writeByte(MessageTypes.FETCH_REQUEST)
           .writeZero(3 << 20));
-      Poll.until(Duration.ofSeconds(5), "the partial frame to be buffered",
+      Await.until(Duration.ofSeconds(5), "the partial frame to be buffered",
           () -> server.directMemoryInUse() > (1 << 20));
 
       assertBusy(assertThrows(ShuffleFetchException.class, () -> fetchSmall(impatient)),
@@ -223,7 +223,7 @@ class ServerLimitsTest {
       hog.write(Unpooled.buffer().writeZero(frame - 1 - (3 << 20)));
       assertEquals(ErrorCode.BAD_REQUEST,
           assertInstanceOf(ErrorReply.class, hog.nextReply()).code());
-      Poll.until(Duration.ofSeconds(5), "the buffer to be released",
+      Await.until(Duration.ofSeconds(5), "the buffer to be released",
           () -> server.directMemoryInUse() <= (1 << 20));
       other.write(request(6, SMALL));
       assertEquals(6, assertInstanceOf(FetchReply.class, other.nextReply()).requestId());
@@ -237,9 +237,9 @@ class ServerLimitsTest {
     try (RawPeers.RawClient idle = new RawPeers.RawClient(server.port(), APP, SECRET);
          ShuffleClient client = new ShuffleClient(APP, SECRET)) {
       assertArrayEquals(expectedSmall(), fetchSmall(client));
-      Poll.until(Duration.ofSeconds(5), "the idle connection to be closed",
+      Await.until(Duration.ofSeconds(5), "the idle connection to be closed",
           () -> !idle.channel.isActive());
-      Poll.until(Duration.ofSeconds(5), "the client's idle connection to be closed too",
+      Await.until(Duration.ofSeconds(5), "the client's idle connection to be closed too",
           () -> server.stats().openConnections() == 0);
       assertTrue(server.stats().idleConnectionsClosed() >= 2);
       // The client's connection went idle too; it reconnects on the next fetch.

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.network.testing.Poll;
+import dev.tide.testing.Await;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
@@ -15,6 +15,7 @@ import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.MessageTypes;
 import dev.tide.shuffle.testing.MapOutputs;
+import dev.tide.testing.Await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.InputStream;
@@ -131,7 +132,7 @@ class ServerRobustnessTest {
       raw.write(Unpooled.buffer().writeInt(0).writeLong(12345));
       ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
       assertEquals(ErrorCode.BAD_REQUEST, error.code());
-      Poll.until(Duration.ofSeconds(5), "server closes the corrupt connection",
+      Await.until(Duration.ofSeconds(5), "server closes the corrupt connection",
           () -> !raw.channel.isActive());
     }
     assertBystanderServed();
@@ -156,7 +157,7 @@ class ServerRobustnessTest {
       ErrorReply error = assertInstanceOf(ErrorReply.class, raw.nextReply());
       assertEquals(ErrorCode.BAD_REQUEST, error.code());
       assertTrue(error.message().contains("-5"), error.message());
-      Poll.until(Duration.ofSeconds(5), "server closes the corrupt connection",
+      Await.until(Duration.ofSeconds(5), "server closes the corrupt connection",
           () -> !raw.channel.isActive());
     }
     assertBystanderServed();

@@ -20,6 +20,7 @@ import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
 import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.testing.MapOutputs;
+import dev.tide.testing.Await;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -181,7 +182,7 @@ class VerifyRequestTest {
     server.registerApplication(APP, "alice", SECRET);
     // Nothing else in flight: a block larger than the limit is still verified, alone.
     assertEquals(LENGTHS[2], verify(BlockId.of(1, 0, 2)).length());
-    dev.tide.network.testing.Poll.until(java.time.Duration.ofSeconds(5),
+    Await.until(java.time.Duration.ofSeconds(5),
         "the verify's read and reply are no longer in flight", () -> server.inFlightBytes() == 0);
   }
 }

@@ -3,11 +3,12 @@ package dev.tide.shuffle.server;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tide.network.testing.Poll;
+import dev.tide.testing.Await;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.testing.MapOutputs;
+import dev.tide.testing.Await;
 import io.netty.channel.epoll.Epoll;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,7 @@ class ZeroCopyTransportTest {
           assertArrayEquals(MapOutputs.expected(1, b.mapId(), lengths[b.mapId()],
               b.reduceStart(), b.reduceEnd()), data.get(i), "block " + b);
         }
-        Poll.until(Duration.ofSeconds(5), "every region to be released",
+        Await.until(Duration.ofSeconds(5), "every region to be released",
             () -> server.stats().openFiles() == 0);
         assertEquals(40_000L + (1 << 20) + 32_768, server.stats().zeroCopyBytes(),
             "only ranges of 32 KiB or more go through file regions");
@@ -101,7 +102,7 @@ class ZeroCopyTransportTest {
       try (ShuffleClient client = new ShuffleClient(APP, ShuffleServerTest.SECRET)) {
         List<byte[]> data = client.fetch("127.0.0.1", server.port(), blocks);
         long total = data.stream().mapToLong(b -> b.length).sum();
-        Poll.until(Duration.ofSeconds(5), "every region to be released",
+        Await.until(Duration.ofSeconds(5), "every region to be released",
             () -> server.stats().openFiles() == 0);
         assertEquals(total, server.stats().zeroCopyBytes(),
             "data bytes sent through file regions via " + expectedTransport);

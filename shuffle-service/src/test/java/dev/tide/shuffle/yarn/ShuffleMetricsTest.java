@@ -5,12 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.network.testing.Poll;
+import dev.tide.testing.Await;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
 import dev.tide.shuffle.testing.MapOutputs;
+import dev.tide.testing.Await;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -93,7 +94,7 @@ class ShuffleMetricsTest {
           () -> client.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 9, 0))));
       // A reply is counted when its last byte is handed to the kernel, which can be just after
       // the client has it.
-      Poll.until(Duration.ofSeconds(5), "the fetches to be counted",
+      Await.until(Duration.ofSeconds(5), "the fetches to be counted",
           () -> metrics().get("FetchesFailed").longValue() == 1L
               && metrics().get("FetchesServed").longValue() == 2L);
       Map<String, Number> after = metrics();
@@ -113,10 +114,10 @@ class ShuffleMetricsTest {
       assertThrows(ShuffleFetchException.class,
           () -> intruder.fetch("127.0.0.1", service.port(), List.of(BlockId.of(0, 0, 0))));
     }
-    Poll.until(Duration.ofSeconds(5), "the auth failure to be counted",
+    Await.until(Duration.ofSeconds(5), "the auth failure to be counted",
         () -> metrics().get("AuthFailures").longValue() == 1L);
     // The 1 s latency window rolls over and then reports the two fetches.
-    Poll.until(Duration.ofSeconds(5), "the latency window to roll over",
+    Await.until(Duration.ofSeconds(5), "the latency window to roll over",
         () -> metrics().get("FetchLatency1sNumFetches").longValue() == 2L);
   }
 
@@ -131,7 +132,7 @@ class ShuffleMetricsTest {
     assertTrue(mbeans.isRegistered(name), "bean " + name);
     // The bean caches values for the metrics period (1 s here, from
     // hadoop-metrics2-tideshufflemetricstest.properties).
-    Poll.until(Duration.ofSeconds(5), "BytesServed to reach JMX",
+    Await.until(Duration.ofSeconds(5), "BytesServed to reach JMX",
         () -> jmxLong(mbeans, name, "BytesServed") == 60L);
     assertEquals(1L, jmxLong(mbeans, name, "FetchesServed"));
     assertEquals(1, ((Number) mbeans.getAttribute(name, "RegisteredApplications")).intValue());

@@ -1,0 +1,45 @@
+package dev.tide.it;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * One {@link EmbeddedCluster} for every test class of a test JVM (a surefire fork) that needs no
+ * cluster of its own, in the shape of Flink's {@code YarnTestBase}: the first class that asks
+ * starts it (three NodeManagers, the settings of {@link EmbeddedCluster#start}), later classes
+ * reuse it, and it stops when the JVM exits. A class that changes its cluster (restarts
+ * NodeManagers, other scheduler or placement settings, other node counts it asserts on) starts
+ * its own, after {@link #stop()} so that two clusters never share the JVM's heap; the next class
+ * that asks starts the shared one again. Classes that share it keep their HDFS paths and
+ * event-log directory to themselves and leave no application running.
+ */
+public final class SharedCluster {
+  public static final int NODE_MANAGERS = 3;
+  private static EmbeddedCluster cluster;
+  private static boolean hooked;
+
+  private SharedCluster() {}
+
+  /** The JVM's shared cluster, started on the first call (and after a {@link #stop()}). */
+  public static synchronized EmbeddedCluster get() throws IOException {
+    if (cluster == null) {
+      cluster = EmbeddedCluster.start("tide-shared", NODE_MANAGERS,
+          Path.of("target", "shared-cluster"));
+      if (!hooked) {
+        // Stopping the NodeManagers also stops the containers they launched (executor JVMs).
+        Runtime.getRuntime().addShutdownHook(new Thread(SharedCluster::stop,
+            "shared-cluster-stop"));
+        hooked = true;
+      }
+    }
+    return cluster;
+  }
+
+  /** Stops the shared cluster if it runs: for a class about to start a cluster of its own. */
+  public static synchronized void stop() {
+    if (cluster != null) {
+      cluster.close();
+      cluster = null;
+    }
+  }
+}
