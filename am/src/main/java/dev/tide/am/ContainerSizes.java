@@ -1,7 +1,7 @@
 package dev.tide.am;
 
-import dev.tide.conf.ConfigOption;
 import dev.tide.app.AppOptions;
+import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
 import java.util.ArrayList;
 import java.util.List;

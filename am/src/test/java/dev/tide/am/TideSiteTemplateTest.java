@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.am.staging.ContainerCommands;
 import dev.tide.am.staging.UserResources;
+import dev.tide.app.AppOptions;
 import dev.tide.conf.ConfigOption;
 import dev.tide.conf.docs.SettingsDocs;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.shuffle.yarn.ShuffleServiceOptions;
-import dev.tide.app.AppOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

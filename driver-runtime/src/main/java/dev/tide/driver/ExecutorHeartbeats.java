@@ -1,7 +1,7 @@
 package dev.tide.driver;
 
-import dev.tide.driver.conf.TideOptions;
 import dev.tide.app.AppOptions;
+import dev.tide.driver.conf.TideOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -1,11 +1,11 @@
 package dev.tide.driver;
 
-import dev.tide.driver.events.EventName;
-import dev.tide.output.JobOutput;
-import dev.tide.output.ApplicationLiveness;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.JobScheduler;
+import dev.tide.output.ApplicationLiveness;
+import dev.tide.output.JobOutput;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;

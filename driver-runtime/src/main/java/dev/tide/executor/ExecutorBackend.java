@@ -1,15 +1,15 @@
 package dev.tide.executor;
 
+import dev.tide.app.AppOptions;
 import dev.tide.app.UserClassLoader;
+import dev.tide.network.HandshakeException;
 import dev.tide.rpc.RpcChannels;
 import dev.tide.rpc.RpcListener;
 import dev.tide.rpc.RpcMessage;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
-import dev.tide.network.HandshakeException;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleClientConfig;
-import dev.tide.app.AppOptions;
 import io.netty.channel.Channel;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;

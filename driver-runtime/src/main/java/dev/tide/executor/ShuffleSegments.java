@@ -14,7 +14,6 @@ import dev.tide.shuffle.client.CorruptBlockDiagnosis;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.client.ShuffleFetchException;
 import dev.tide.shuffle.protocol.FetchReply;
-import java.util.zip.CRC32C;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -26,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.zip.CRC32C;
 
 /**
  * A reduce task's input: the segments of its partition from every map output of each parent

@@ -1,7 +1,7 @@
 package dev.tide.executor;
 
-import dev.tide.output.JobOutput;
 import dev.tide.driver.job.Reducer;
+import dev.tide.output.JobOutput;
 import dev.tide.rpc.TaskDescription;
 import java.io.IOException;
 import java.io.OutputStream;

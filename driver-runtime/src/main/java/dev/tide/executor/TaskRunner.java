@@ -1,22 +1,22 @@
 package dev.tide.executor;
 
+import dev.tide.app.AppOptions;
+import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.job.JobClasses;
 import dev.tide.driver.job.JobContext;
-import dev.tide.driver.job.InputSplit;
+import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Partitioner;
-import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.RecordMapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TaskAttempt;
+import dev.tide.executor.sort.MapOutputWriter;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
-import dev.tide.executor.sort.MapOutputWriter;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
-import dev.tide.app.AppOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

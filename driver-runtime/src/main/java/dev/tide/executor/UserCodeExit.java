@@ -1,6 +1,5 @@
 package dev.tide.executor;
 
-import dev.tide.rpc.TaskDescription;
 import java.util.Map;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package dev.tide.rpc;
 
-import dev.tide.network.SecureChannels;
 import dev.tide.network.Frames;
+import dev.tide.network.SecureChannels;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;

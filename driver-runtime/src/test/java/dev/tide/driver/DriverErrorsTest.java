@@ -3,13 +3,13 @@ package dev.tide.driver;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.app.AppOptions;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.TideJob;
-import dev.tide.app.AppOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;

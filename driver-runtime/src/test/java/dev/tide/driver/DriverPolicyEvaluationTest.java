@@ -2,10 +2,10 @@ package dev.tide.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tide.app.AppOptions;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.app.AppOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.app.AppOptions;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
-import dev.tide.time.ManualClock;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.job.JobArgs;
@@ -16,6 +15,7 @@ import dev.tide.rpc.RpcListener;
 import dev.tide.rpc.RpcMessage;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
+import dev.tide.time.ManualClock;
 import io.netty.channel.Channel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

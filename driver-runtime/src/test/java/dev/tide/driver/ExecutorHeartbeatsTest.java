@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.driver.conf.TideOptions;
 import dev.tide.app.AppOptions;
+import dev.tide.driver.conf.TideOptions;
 import java.time.Duration;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;

@@ -1,13 +1,10 @@
 package dev.tide.driver;
 
-import dev.tide.output.JobOutput;
-import dev.tide.output.ApplicationLiveness;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.time.ManualClock;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
@@ -16,8 +13,11 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.scheduler.JobScheduler;
+import dev.tide.output.ApplicationLiveness;
+import dev.tide.output.JobOutput;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
+import dev.tide.time.ManualClock;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

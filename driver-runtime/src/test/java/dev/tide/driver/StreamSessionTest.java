@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.time.ManualClock;
 import dev.tide.driver.alloc.StreamingAllocationPolicy.CompletedBatch;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.driver.events.EventLine;
@@ -16,8 +15,9 @@ import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
 import dev.tide.driver.scheduler.JobScheduler;
-import dev.tide.rpc.TaskOutcome;
 import dev.tide.driver.streaming.StreamDriver;
+import dev.tide.rpc.TaskOutcome;
+import dev.tide.time.ManualClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.app.AppOptions;
 import dev.tide.driver.Driver;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
 import dev.tide.driver.conf.TideOptions;
@@ -12,7 +13,6 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.rpc.RpcChannels;
 import dev.tide.rpc.RpcListener;
 import dev.tide.rpc.RpcMessage;
-import dev.tide.app.AppOptions;
 import dev.tide.testing.Await;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;

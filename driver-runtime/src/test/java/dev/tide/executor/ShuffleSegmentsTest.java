@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.job.KeyValue;
+import dev.tide.executor.sort.RecordOutput;
 import dev.tide.rpc.MapLocation;
 import dev.tide.rpc.TaskDescription;
-import dev.tide.executor.sort.RecordOutput;
 import dev.tide.shuffle.MapOutputCommitter;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;

@@ -84,7 +84,7 @@ class RpcMessagesTest {
     assertEquals(map.taskId(), back.taskId());
     TaskDescription uncached = new TaskDescription(2, TaskDescription.Kind.MAP, 0, 1, 1, "m",
         new byte[] {3}, List.of("h"), List.of(), 1,
-        dev.tide.driver.job.JobPlan.Partitioning.hash(), "", 
+        dev.tide.driver.job.JobPlan.Partitioning.hash(), "",
         new TaskDescription.DatasetBlock("d", "p", false), new byte[0]);
     assertEquals(uncached.dataset(), ((RpcMessage.LaunchTask) roundTrip(
         new RpcMessage.LaunchTask(uncached))).task().dataset());

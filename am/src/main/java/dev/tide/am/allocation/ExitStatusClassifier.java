@@ -1,8 +1,8 @@
 package dev.tide.am.allocation;
 
 import dev.tide.am.allocation.ContainerOutcome.Kind;
-import dev.tide.driver.conf.TideOptions;
 import dev.tide.app.AppOptions;
+import dev.tide.driver.conf.TideOptions;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 
 /**

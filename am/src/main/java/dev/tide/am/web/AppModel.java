@@ -1,10 +1,10 @@
 package dev.tide.am.web;
 
+import dev.tide.app.AppOptions;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventName;
 import dev.tide.driver.events.JobEndState;
 import dev.tide.driver.job.JobArgs;
-import dev.tide.app.AppOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.tide.am.yarn;
 
 import dev.tide.am.staging.ContainerCommands;
+import dev.tide.app.AppOptions;
 import dev.tide.app.AppSecret;
 import dev.tide.driver.conf.TideOptions;
 import dev.tide.executor.ExecutorCommand;
 import dev.tide.shuffle.ShuffleServiceMetadata;
-import dev.tide.app.AppOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

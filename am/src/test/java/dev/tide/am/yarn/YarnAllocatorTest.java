@@ -3,7 +3,6 @@ package dev.tide.am.yarn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.time.ManualClock;
 import dev.tide.am.allocation.ExitStatusClassifier;
 import dev.tide.am.allocation.LocalityPlacement;
 import dev.tide.am.allocation.MaxExecutorFailures;
@@ -11,6 +10,7 @@ import dev.tide.am.allocation.RackCache;
 import dev.tide.app.AppSecret;
 import dev.tide.driver.events.EventName;
 import dev.tide.testing.Await;
+import dev.tide.time.ManualClock;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;

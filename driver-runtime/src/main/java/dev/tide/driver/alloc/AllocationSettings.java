@@ -1,8 +1,8 @@
 package dev.tide.driver.alloc;
 
+import dev.tide.app.AppOptions;
 import dev.tide.conf.ConfigOption;
 import dev.tide.driver.conf.TideOptions;
-import dev.tide.app.AppOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;

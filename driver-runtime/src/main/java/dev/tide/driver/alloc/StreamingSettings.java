@@ -1,7 +1,7 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.driver.conf.TideOptions;
 import dev.tide.app.AppOptions;
+import dev.tide.driver.conf.TideOptions;
 import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 

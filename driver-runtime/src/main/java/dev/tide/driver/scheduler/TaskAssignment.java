@@ -1,11 +1,11 @@
 package dev.tide.driver.scheduler;
 
-import dev.tide.driver.events.EventName;
-import dev.tide.rpc.TaskDescription;
-import dev.tide.rpc.TaskOutcome;
 import dev.tide.driver.alloc.IdleExecutor;
 import dev.tide.driver.events.EventLog;
+import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.JobPlan;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

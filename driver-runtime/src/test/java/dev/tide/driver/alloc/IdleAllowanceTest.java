@@ -1,9 +1,9 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 /** The idle executor time the lookahead may spend, against the busy time it earned. */

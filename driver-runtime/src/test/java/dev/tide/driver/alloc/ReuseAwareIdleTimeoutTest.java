@@ -1,8 +1,8 @@
 package dev.tide.driver.alloc;
 
-import dev.tide.time.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tide.time.ManualClock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.conf.ConfigOption;
 import dev.tide.app.AppOptions;
+import dev.tide.conf.ConfigOption;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,10 @@
 package dev.tide.driver.conf;
 
-import dev.tide.executor.ExecutorOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.executor.ExecutorOptions;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;

@@ -9,7 +9,6 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.StreamSource;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

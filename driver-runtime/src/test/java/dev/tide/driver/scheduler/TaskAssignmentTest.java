@@ -1,8 +1,5 @@
 package dev.tide.driver.scheduler;
 
-import dev.tide.rpc.TaskDescription;
-import dev.tide.rpc.TaskOutcome;
-import dev.tide.rpc.MapLocation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -10,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.driver.alloc.IdleExecutor;
-import dev.tide.time.ManualClock;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.scheduler.JobScheduler.Assignment;
+import dev.tide.rpc.MapLocation;
+import dev.tide.rpc.TaskDescription;
+import dev.tide.rpc.TaskOutcome;
+import dev.tide.time.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -9,7 +9,6 @@ import dev.tide.driver.job.InputSplit;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession.JobFailedException;
-import dev.tide.driver.job.StreamSource;
 import dev.tide.driver.jobs.StreamRateJob;
 import dev.tide.time.ManualClock;
 import java.io.IOException;

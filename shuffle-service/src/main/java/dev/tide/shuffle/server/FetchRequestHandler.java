@@ -1,5 +1,12 @@
 package dev.tide.shuffle.server;
 
+import dev.tide.network.FrameDecoder;
+import dev.tide.network.HandshakeCompletedEvent;
+import dev.tide.network.HandshakeRefusedEvent;
+import dev.tide.network.LogSafe;
+import dev.tide.network.MalformedFrameException;
+import dev.tide.network.SecureChannels;
+import dev.tide.network.ThrottledLog;
 import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
@@ -9,13 +16,6 @@ import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
 import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
-import dev.tide.network.HandshakeCompletedEvent;
-import dev.tide.network.HandshakeRefusedEvent;
-import dev.tide.network.FrameDecoder;
-import dev.tide.network.LogSafe;
-import dev.tide.network.MalformedFrameException;
-import dev.tide.network.SecureChannels;
-import dev.tide.network.ThrottledLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;

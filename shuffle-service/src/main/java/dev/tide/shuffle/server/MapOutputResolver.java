@@ -1,11 +1,11 @@
 package dev.tide.shuffle.server;
 
+import dev.tide.network.LogSafe;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.MapOutputIndex;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.FetchReply;
-import dev.tide.network.LogSafe;
 import dev.tide.shuffle.server.ApplicationRegistry.RegisteredApp;
 import dev.tide.shuffle.server.IndexCache.DirStamp;
 import java.io.IOException;

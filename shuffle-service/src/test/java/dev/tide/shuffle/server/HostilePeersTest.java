@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
@@ -17,7 +18,6 @@ import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchRequest;
 import dev.tide.shuffle.protocol.ShuffleMessage;
-import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.testing.MapOutputs;
 import dev.tide.testing.Await;
 import io.netty.buffer.ByteBuf;

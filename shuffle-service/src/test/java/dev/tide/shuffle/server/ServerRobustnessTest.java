@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tide.testing.Await;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.CorruptBlockDiagnosis;
@@ -18,7 +19,6 @@ import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
-import dev.tide.network.testing.CapturedLog;
 import dev.tide.shuffle.testing.MapOutputs;
 import dev.tide.testing.Await;
 import io.netty.buffer.Unpooled;
