@@ -14,6 +14,7 @@ import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.slf4j.Logger;
@@ -88,7 +89,11 @@ public final class EventLog implements AutoCloseable {
         LOG.warn("Could not make the event log directory {} writable for all users", parent, e);
       }
     }
-    FSDataOutputStream stream = fs.create(path, true);
+    // On file:// the checksummed LocalFileSystem keeps what a flush hands it in a 4 KiB buffer
+    // (its hflush does not reach the file), so a reader following the log would see events late
+    // or not until the job ends; its raw file system writes each flush through.
+    FileSystem writeFs = fs instanceof LocalFileSystem local ? local.getRawFileSystem() : fs;
+    FSDataOutputStream stream = writeFs.create(path, true);
     LOG.info("Writing the event log to {}", path);
     return new EventLog(stream, path.toString(), clock);
   }

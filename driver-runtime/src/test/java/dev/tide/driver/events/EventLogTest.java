@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.testing.Await;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The event log's writer: recording never waits for the file system, and nothing is lost. */
 class EventLogTest {
@@ -111,6 +114,23 @@ class EventLogTest {
     for (EventLine line : lines) {
       int thread = (int) line.getLong("thread");
       assertEquals(next[thread]++, line.getLong("i"), "each thread's events in its order");
+    }
+  }
+
+  @Test
+  void aLogOnTheLocalFileSystemShowsEachEventToReadersOfTheFileAtOnce(@TempDir java.nio.file.Path dir)
+      throws Exception {
+    // A tool following a running job (tide timeline, the chaos suite) reads the file while the
+    // driver writes it: each flush must reach the file, not a checksum buffer (4 KiB on file://).
+    try (EventLog log = EventLog.open(new Configuration(), dir.toUri().toString(), "app_1",
+        System::currentTimeMillis)) {
+      java.nio.file.Path file = dir.resolve("app_1.events");
+      for (int i = 0; i < 3; i++) {
+        log.record(EventName.TASK_START, "task", "t" + i);
+        int lines = i + 1;
+        Await.until(Duration.ofSeconds(10), "event " + i + " in " + file, () -> java.nio.file.Files
+            .readAllLines(file).size() == lines);
+      }
     }
   }
 }
