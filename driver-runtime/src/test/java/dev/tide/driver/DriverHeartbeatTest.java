@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -86,7 +87,7 @@ class DriverHeartbeatTest {
         lostKilled.complete(executorId + ": " + reason);
       }
     }, clock::get);
-    List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
+    List<EventLine> events = new CopyOnWriteArrayList<>();
     int port = startRunning(driver, events::add);
 
     SilentExecutor silent = new SilentExecutor("1", port);
@@ -153,7 +154,7 @@ class DriverHeartbeatTest {
       @Override
       public void killExecutors(Collection<String> executorIds) {}
     });
-    List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
+    List<EventLine> events = new CopyOnWriteArrayList<>();
     CompletableFuture<Void> stageCompleted = new CompletableFuture<>();
     int port = startRunning(driver, e -> {
       events.add(e);

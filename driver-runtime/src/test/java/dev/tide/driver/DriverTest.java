@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -45,9 +46,9 @@ class DriverTest {
 
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private final ManualClock clock = new ManualClock(5_000_000);
-  private final List<EventLine> events = Collections.synchronizedList(new ArrayList<>());
-  private final List<String> killed = Collections.synchronizedList(new ArrayList<>());
-  private final List<Integer> targets = Collections.synchronizedList(new ArrayList<>());
+  private final List<EventLine> events = new CopyOnWriteArrayList<>();
+  private final List<String> killed = new CopyOnWriteArrayList<>();
+  private final List<Integer> targets = new CopyOnWriteArrayList<>();
 
   @AfterEach
   void closeAll() throws Exception {
