@@ -15,9 +15,11 @@ import dev.tide.rpc.RpcListener;
 import dev.tide.rpc.RpcMessage;
 import dev.tide.rpc.TaskDescription;
 import dev.tide.rpc.TaskOutcome;
+import dev.tide.testing.Await;
 import dev.tide.time.ManualClock;
 import io.netty.channel.Channel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -141,18 +143,12 @@ class DriverTest {
   }
 
   /** Waits, polling, until {@code condition} holds; fails naming {@code what} after the deadline. */
-  private void await(java.util.function.BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(what + " not within " + WAIT_SECONDS + " s: " + events);
-      }
-      Thread.sleep(10); // polling interval of a deadline-bounded wait
-    }
+  private void await(java.util.function.BooleanSupplier condition, String what) {
+    Await.until(Duration.ofSeconds(WAIT_SECONDS), () -> what + "; events " + events,
+        condition::getAsBoolean);
   }
 
-  private EventLine awaitEvent(String name) throws InterruptedException {
+  private EventLine awaitEvent(String name) {
     await(() -> !events(name).isEmpty(), "a " + name + " event");
     return events(name).get(0);
   }
