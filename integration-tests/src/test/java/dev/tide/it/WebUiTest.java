@@ -123,7 +123,15 @@ class WebUiTest {
         browser.getTitle());
     assertTrue(browser.findElement(By.id("overview-table")).getText().contains("sleep"));
 
-    browser.get(proxy + "stages");
+    // An executor can go idle and leave while the last maps run, before the reduce is
+    // submitted (a clean-clone CI run saw one stage here): the reduce runs for 25 s, so it shows.
+    int[] stages = new int[1];
+    Await.until(Duration.ofSeconds(60), () -> "two stages, map and reduce, on the stages page; "
+        + stages[0] + " shown", () -> {
+          browser.get(proxy + "stages");
+          stages[0] = browser.findElements(By.cssSelector("#stages-table tr")).size() - 1;
+          return stages[0] == 2;
+        });
     shot("stages");
     assertEquals(2, browser.findElements(By.cssSelector("#stages-table tr")).size() - 1,
         "two stages: map and reduce");
