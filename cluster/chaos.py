@@ -10,7 +10,7 @@ map reruns and the wall time against the clean run. Always stops the cluster at 
 Ctrl-C or SIGTERM; every wait is bounded.
 
     cluster/chaos.py                      # every scenario
-    cluster/chaos.py --scenarios ci       # a shorter subset (.ci/run runs them all)
+    cluster/chaos.py --scenarios ci       # the shorter subset .ci/run runs
     cluster/chaos.py --scenarios exec-kill-map,nm-kill-shuffle --keep-cluster
 
 Only the standard library; loopback only; processes are signalled by pid, and only processes of
@@ -766,7 +766,10 @@ SCENARIOS = collections.OrderedDict([
     ("stream-nm-kill", lambda s: s.stream_nm_kill("stream-nm-kill")),
     ("memory-exceeded", lambda s: s.memory_exceeded("memory-exceeded")),
 ])
-CI_SCENARIOS = ["exec-kill-map", "nm-kill-shuffle", "nm-restart-shuffle", "am-kill"]
+# What only a cluster of separate processes shows (a NodeManager process and its containers
+# gone, a second AM attempt, a ResourceManager restart), plus one executor kill as a baseline.
+# NodeManager restarts with recovery are also covered by integration-tests' NodeManagerRestartTest.
+CI_SCENARIOS = ["exec-kill-map", "nm-kill-shuffle", "am-kill", "rm-restart"]
 
 
 def fmt_wall(r):

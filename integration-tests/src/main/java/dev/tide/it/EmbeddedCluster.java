@@ -60,7 +60,10 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     applyYarnTestSettings(conf);
     yarnSettings.accept(conf);
-    MiniYARNCluster yarn = new MiniYARNCluster(name, nodeManagers, 1, 1);
+    // MiniYARNCluster works in (and first deletes) target/<name>: a name of this JVM's own, so
+    // that test JVMs running side by side (surefire forks) never share or delete each other's.
+    MiniYARNCluster yarn = new MiniYARNCluster(name + "-" + ProcessHandle.current().pid(),
+        nodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
 

@@ -24,7 +24,7 @@ public final class SharedCluster {
   public static synchronized EmbeddedCluster get() throws IOException {
     if (cluster == null) {
       cluster = EmbeddedCluster.start("tide-shared", NODE_MANAGERS,
-          Path.of("target", "shared-cluster"));
+          Path.of("target", "shared-cluster-" + ProcessHandle.current().pid()));
       if (!hooked) {
         // Stopping the NodeManagers also stops the containers they launched (executor JVMs).
         Runtime.getRuntime().addShutdownHook(new Thread(SharedCluster::stop,

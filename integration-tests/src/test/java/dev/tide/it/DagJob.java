@@ -32,13 +32,16 @@ import java.util.TreeMap;
  *   <li>{@code join <userSplits> <orderSplits> <output> [failingPartition]}: a users input (no
  *       user whose id is a multiple of 7) and an orders input (some for unknown users) joined by
  *       user id into one shuffle stage, writing {@code name<TAB>orders<TAB>amount} for every user
- *       with orders. The join task of {@code failingPartition} (if given) fails after 3 s.
+ *       with orders. The join task of {@code failingPartition} (if given) fails once the other
+ *       partitions committed their files.
  * </ul>
  */
 public final class DagJob implements TideJob {
   static final int WORDS = 500;
   static final int USERS_PER_SPLIT = 100;
   static final int ORDERS_PER_SPLIT = 300;
+  /** The join's reduce partitions. */
+  static final int JOIN_PARTITIONS = 3;
 
   @Override
   public JobPlan plan(JobContext context) {
@@ -59,7 +62,7 @@ public final class DagJob implements TideJob {
     }
     JobPlan.Stage users = plan.input("users", splits(a, 0), UserMapper.class);
     JobPlan.Stage orders = plan.input("orders", splits((int) b, 0), OrderMapper.class);
-    return plan.output(plan.shuffle("join", 3, JoinReducer.class, users, orders), output);
+    return plan.output(plan.shuffle("join", JOIN_PARTITIONS, JoinReducer.class, users, orders), output);
   }
 
   private static List<InputSplit> splits(int n, long perSplit) {
@@ -238,18 +241,43 @@ public final class DagJob implements TideJob {
    */
   public static final class JoinReducer implements Reducer {
     private int failingPartition = -1;
+    private JobContext context;
 
     @Override
     public void configure(JobContext context) {
+      this.context = context;
       List<String> args = context.args();
       failingPartition = args.size() > 4 ? Integer.parseInt(args.get(4)) : -1;
+    }
+
+    /**
+     * Waits (polling, 60 s at most) until every other join partition committed its file: a
+     * task commit renames the attempt's directory to {@code <output>/_temporary/task_NNNNN}.
+     */
+    private void awaitOtherPartitionsCommitted(int partition)
+        throws IOException, InterruptedException {
+      org.apache.hadoop.fs.Path temporary =
+          new org.apache.hadoop.fs.Path(context.args().get(3), "_temporary");
+      org.apache.hadoop.fs.FileSystem fs = temporary.getFileSystem(context.conf());
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+      for (int other = 0; other < JOIN_PARTITIONS; other++) {
+        org.apache.hadoop.fs.Path task =
+            new org.apache.hadoop.fs.Path(temporary, String.format("task_%05d", other));
+        while (other != partition && !fs.exists(task)) {
+          if (System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException("join partition " + other + " did not commit"
+                + " within 60 s (no " + task + ")");
+          }
+          Thread.sleep(100); // the poll's interval
+        }
+      }
     }
 
     @Override
     public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       if (partition == failingPartition) {
-        Thread.sleep(3000); // the other partitions commit first
+        awaitOtherPartitionsCommitted(partition);
         throw new IllegalStateException("join partition " + partition + " fails, as asked");
       }
       try (Writer out = new OutputStreamWriter(output.open(), StandardCharsets.UTF_8)) {

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The policy on a real CapacityScheduler: a burst of 6 applications into a queue of 2 GiB, which
  * holds about 3 AMs (256 MiB) with their 2 executors (256 MiB each), under FIFO, FIFO with a tuned
- * {@code maximum-am-resource-percent}, and the drip-feed policy, one after the other on the same
- * cluster; then the starting timeout and the opt-out tag.
+ * {@code maximum-am-resource-percent}, and the drip-feed policy, side by side on the same cluster
+ * in three queues of the same size (each queue's maximum capacity is its capacity); then the
+ * starting timeout and the opt-out tag.
  *
  * <p>Queues (maximum-capacity = capacity, so their sizes are exact): {@code fifo} (AM limit
  * 100%), {@code tuned} (FIFO, AM limit 25% = 2 AMs) and {@code drip} (policy, 60 s timeout) of
@@ -98,10 +99,10 @@ class DripFeedMiniYarnTest {
 
   @Test
   void burstFifoFillsTheQueueWithIdleAmsDripFeedDoesNot() throws Exception {
-    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)", burst("fifo", GIVE_UP_MILLIS));
-    BurstStats tuned = BurstStats.of("FIFO, max-am-resource-percent .25",
-        burst("tuned", GIVE_UP_MILLIS));
-    List<AppTimeline> dripApps = burst("drip", GIVE_UP_MILLIS);
+    List<List<AppTimeline>> runs = bursts(GIVE_UP_MILLIS, "fifo", "tuned", "drip");
+    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)", runs.get(0));
+    BurstStats tuned = BurstStats.of("FIFO, max-am-resource-percent .25", runs.get(1));
+    List<AppTimeline> dripApps = runs.get(2);
     BurstStats drip = BurstStats.of("drip-feed (max-starting 1)", dripApps);
     String table = table(2048, fifo, tuned, drip);
     report(table);
@@ -116,11 +117,11 @@ class DripFeedMiniYarnTest {
 
   @Test
   void burstIntoAQueueThatFitsOnlyAmsDeadlocksFifoNotDripFeed() throws Exception {
-    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)",
-        burst("small-fifo", SMALL_GIVE_UP_MILLIS));
-    BurstStats tuned = BurstStats.of("FIFO, max-am-resource-percent .25",
-        burst("small-tuned", SMALL_GIVE_UP_MILLIS));
-    List<AppTimeline> dripApps = burst("small-drip", SMALL_GIVE_UP_MILLIS);
+    List<List<AppTimeline>> runs = bursts(SMALL_GIVE_UP_MILLIS, "small-fifo", "small-tuned",
+        "small-drip");
+    BurstStats fifo = BurstStats.of("FIFO (AM limit 100%)", runs.get(0));
+    BurstStats tuned = BurstStats.of("FIFO, max-am-resource-percent .25", runs.get(1));
+    List<AppTimeline> dripApps = runs.get(2);
     BurstStats drip = BurstStats.of("drip-feed (max-starting 1)", dripApps);
     String table = table(1024, fifo, tuned, drip) + "(drivers give up after "
         + SMALL_GIVE_UP_MILLIS / 1000 + " s without all executors)\n";
@@ -208,18 +209,32 @@ class DripFeedMiniYarnTest {
         "without the tag the next AM waits for the first application: " + without);
   }
 
-  /** Submits the burst into one queue and waits for all of it. */
-  private static List<AppTimeline> burst(String queue, long giveUpMillis) throws Exception {
-    List<ApplicationId> apps = new ArrayList<>();
+  /**
+   * Submits a burst into each queue at the same time (one application per queue in turn) and
+   * waits for all of them; the queues' maximum capacities equal their capacities, so one
+   * queue's burst cannot take another's memory. Returns the timelines per queue.
+   */
+  private static List<List<AppTimeline>> bursts(long giveUpMillis, String... queues)
+      throws Exception {
+    List<List<ApplicationId>> apps = new ArrayList<>();
+    for (int q = 0; q < queues.length; q++) {
+      apps.add(new ArrayList<>());
+    }
     for (int i = 0; i < BURST; i++) {
-      apps.add(yarn.submit(queue, queue + "-" + i, Set.of(), EXECUTORS, EXECUTOR_MB,
-          HOLD_MILLIS, giveUpMillis));
+      for (int q = 0; q < queues.length; q++) {
+        apps.get(q).add(yarn.submit(queues[q], queues[q] + "-" + i, Set.of(), EXECUTORS,
+            EXECUTOR_MB, HOLD_MILLIS, giveUpMillis));
+      }
     }
-    List<AppTimeline> timelines = yarn.awaitFinished(apps, FINISH_TIMEOUT);
-    for (AppTimeline timeline : timelines) {
-      System.out.println(timeline);
+    List<List<AppTimeline>> runs = new ArrayList<>();
+    for (List<ApplicationId> queueApps : apps) {
+      List<AppTimeline> timelines = yarn.awaitFinished(queueApps, FINISH_TIMEOUT);
+      for (AppTimeline timeline : timelines) {
+        System.out.println(timeline);
+      }
+      runs.add(timelines);
     }
-    return timelines;
+    return runs;
   }
 
   private static Map<String, String> orderedMap(String... keysAndValues) {
