@@ -184,7 +184,9 @@ final class ServerPipelineHarness {
               ? replyHeader(frame, length) : ShuffleMessages.decode(frame);
           if (m instanceof FetchReply reply) {
             dataOwed = reply.dataLength();
-          } else if (!(m instanceof ErrorReply)) {
+          } else if (!(m instanceof ErrorReply || m instanceof dev.tide.shuffle.protocol.PushReply
+              || m instanceof dev.tide.shuffle.protocol.MigrateReply
+              || m instanceof dev.tide.shuffle.protocol.VerifyReply)) {
             throw new AssertionError("server wrote " + m);
           }
           replies.add(m);
