@@ -135,7 +135,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
           public void progressed() {
             resumeIfPeerCaughtUp(ctx);
           }
-        });
+        }, retryAfterMillis);
   }
 
   @Override

@@ -72,13 +72,15 @@ final class PushReceiver {
   private final long maxServerQueuedBytes;
   private final EventExecutor eventLoop;
   private final Answers answers;
+  private final int retryAfterMillis;
   private final Map<Long, Incoming> open = new HashMap<>();
   private final LinkedHashSet<Long> refused = new LinkedHashSet<>();
   private long queuedBytes;
 
   PushReceiver(MapOutputResolver resolver, Executor files, ServerStats stats,
       AtomicLong serverQueuedBytes, long maxServerQueuedBytes, EventExecutor eventLoop,
-      Answers answers) {
+      Answers answers, int retryAfterMillis) {
+    this.retryAfterMillis = retryAfterMillis;
     this.resolver = resolver;
     this.files = files;
     this.stats = stats;
@@ -118,16 +120,9 @@ final class PushReceiver {
           + " data bytes but its index accounts for " + index.dataLength());
       return;
     }
-    List<Path> dirs = resolver.existingAppDirs(app);
-    if (dirs.isEmpty()) {
-      refuse(id, ErrorCode.FORBIDDEN, "application " + app.appId() + " has no local dir on this"
-          + " node (it never ran a container here); push its map outputs to a node where it did");
-      return;
-    }
-    Incoming in = new Incoming(id, what, push.shuffleId(), push.mapId(), index,
-        ShuffleLayout.chooseAppDir(dirs, push.shuffleId(), push.mapId()));
+    Incoming in = new Incoming(id, what, push.shuffleId(), push.mapId(), index);
     open.put(id, in);
-    onFiles(in, 0, () -> in.start());
+    onFiles(in, 0, () -> in.start(app.appId(), resolver.existingAppDirs(app)));
   }
 
   /** The next piece of an open push. */
@@ -245,7 +240,7 @@ final class PushReceiver {
     remember(id);
     stats.pushRefused();
     LOG.warn("refused push {}: {}", id, LogSafe.text(why, 500));
-    answers.reply(code == ErrorCode.BUSY ? ErrorReply.busy(id, why + "; retry later", 1000)
+    answers.reply(code == ErrorCode.BUSY ? ErrorReply.busy(id, why + "; retry later", retryAfterMillis)
         : new ErrorReply(id, code, why));
   }
 
@@ -285,11 +280,11 @@ final class PushReceiver {
     final int shuffleId;
     final int mapId;
     final MapOutputIndex index;
-    final Path appDir;
     /** Event loop: bytes accepted so far; whether it was refused there. */
     long accepted;
     boolean failedOnLoop;
     // Push thread only:
+    Path appDir;
     Path temp;
     FileChannel out;
     long written;
@@ -297,16 +292,22 @@ final class PushReceiver {
     final CRC32C segmentCrc = new CRC32C();
     boolean failedOnFiles;
 
-    Incoming(long id, String what, int shuffleId, int mapId, MapOutputIndex index, Path appDir) {
+    Incoming(long id, String what, int shuffleId, int mapId, MapOutputIndex index) {
       this.id = id;
       this.what = what;
       this.shuffleId = shuffleId;
       this.mapId = mapId;
       this.index = index;
-      this.appDir = appDir;
     }
 
-    Outcome start() throws IOException, PushRefused {
+    /** Opens the temporary file in the app dir the writer's placement picks among {@code dirs}. */
+    Outcome start(String appId, List<Path> dirs) throws IOException, PushRefused {
+      if (dirs.isEmpty()) {
+        throw new PushRefused(ErrorCode.FORBIDDEN, "application " + appId + " has no local dir"
+            + " on this node (it never ran a container here); push its map outputs to a node"
+            + " where it did");
+      }
+      appDir = ShuffleLayout.chooseAppDir(dirs, shuffleId, mapId);
       temp = MapOutputCommitter.tempDataFile(appDir, shuffleId, mapId, id);
       out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       return index.dataLength() == 0 ? finish() : null;
