@@ -132,9 +132,12 @@ public final class ShuffleMigrator implements NodeStateListener {
   }
 
   private void start(String host, long leavesAtMillis) {
-    leaving.add(host);
+    // Once per node: a report repeated (each heartbeat) or after the node was lost changes nothing.
+    if (!leaving.add(host)) {
+      return;
+    }
     MapOutputTable t = table.get();
-    if (t == null || migrating.containsKey(host)) {
+    if (t == null) {
       return;
     }
     List<ServedOutput> outputs = t.mapOutputsOn(host);

@@ -196,6 +196,22 @@ class ShuffleMigratorTest {
   }
 
   @Test
+  void aNodeReportedAgainIsMigratedOnce() {
+    nodesWithExecutors("leaving", "b");
+    table.put(0, 0, "leaving");
+    table.put(0, 1, "leaving");
+    service = (host, port, target, targetPort, timeout, maps) -> new MigrateReply(1, 10,
+        List.of(maps.get(0)), "0/1: the target refused or failed: BUSY");
+    ShuffleMigrator m = migrator(16);
+
+    m.decommissioning("leaving", clock.get() + 60_000);
+    m.decommissioning("leaving", clock.get() + 50_000);
+
+    assertEquals(1, calls.size());
+    assertEquals(2, events.size());
+  }
+
+  @Test
   void aFailedRequestMovesNothing() {
     nodesWithExecutors("leaving", "b");
     table.put(0, 0, "leaving");
