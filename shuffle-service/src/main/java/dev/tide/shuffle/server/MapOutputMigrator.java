@@ -99,8 +99,14 @@ final class MapOutputMigrator implements AutoCloseable {
     String target = request.targetHost() + ":" + request.targetPort();
     LOG.info("copying {} map outputs of {} to {} (within {} ms)", request.maps().size(),
         app.appId(), LogSafe.text(target), request.timeoutMillis());
+    String targetGone = null;
     try (ShuffleClient client = clients.apply(app)) {
       for (MapOutputId map : request.maps()) {
+        if (targetGone != null) {
+          stats.migrationOutFailed();
+          failures.add(map + ": not tried, " + targetGone);
+          continue;
+        }
         if (nanoClock.getAsLong() - deadline >= 0) {
           stats.migrationOutFailed();
           failures.add(map + ": not started within " + request.timeoutMillis() + " ms");
@@ -114,6 +120,10 @@ final class MapOutputMigrator implements AutoCloseable {
         } catch (MigrationFailure e) {
           stats.migrationOutFailed();
           failures.add(map + ": " + e.getMessage());
+          if (e.targetGone) {
+            targetGone = "the target " + (e.reason == ShuffleFetchException.Reason.AUTH
+                ? "refuses the application" : "is unreachable") + " (" + e.reason + ")";
+          }
         }
       }
     }
@@ -147,7 +157,7 @@ final class MapOutputMigrator implements AutoCloseable {
       return parsed.dataLength();
     } catch (ShuffleFetchException e) {
       throw new MigrationFailure("the target refused or failed: " + e.reason() + ": "
-          + e.detail());
+          + e.detail(), e.reason());
     } catch (IOException e) {
       throw new MigrationFailure("cannot read it: " + e.getMessage());
     }
@@ -168,10 +178,26 @@ final class MapOutputMigrator implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  /** Why one map output was not copied. */
+  /**
+   * Why one map output was not copied; {@link #targetGone} when the target cannot take any
+   * (unreachable after the client's retries, or it refuses the application: unknown there, or
+   * no local dir of it), so the
+   * request's other outputs are not tried.
+   */
   private static final class MigrationFailure extends Exception {
+    final ShuffleFetchException.Reason reason;
+    final boolean targetGone;
+
     MigrationFailure(String message) {
+      this(message, null);
+    }
+
+    MigrationFailure(String message, ShuffleFetchException.Reason reason) {
       super(message, null, false, false);
+      this.reason = reason;
+      this.targetGone = reason == ShuffleFetchException.Reason.CONNECT
+          || reason == ShuffleFetchException.Reason.AUTH
+          || reason == ShuffleFetchException.Reason.TIMEOUT;
     }
   }
 }
