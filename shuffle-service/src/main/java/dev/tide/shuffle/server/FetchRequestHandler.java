@@ -168,7 +168,8 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     } else if (message instanceof MigrateRequest request) {
       onMigrate(ctx, request);
     } else if (message instanceof PushOpen push) {
-      authorized(ctx, push.requestId(), push.appId()).ifPresent(app -> pushes.onOpen(app, push));
+      authorized(ctx, push.requestId(), push.appId()).ifPresentOrElse(
+          app -> pushes.onOpen(app, push), () -> pushes.refusedElsewhere(push.requestId()));
     } else if (message instanceof PushData piece) {
       pushes.onData(piece);
     } else {

@@ -156,8 +156,9 @@ final class MapOutputMigrator implements AutoCloseable {
           buf -> readFully(data, buf), pieceBytes, throttle);
       return parsed.dataLength();
     } catch (ShuffleFetchException e) {
-      throw new MigrationFailure("the target refused or failed: " + e.reason() + ": "
-          + e.detail(), e.reason());
+      String detail = e.detail().startsWith(e.reason().name()) ? e.detail()
+          : e.reason() + ": " + e.detail();
+      throw new MigrationFailure("the target refused or failed: " + detail, e.reason());
     } catch (IOException e) {
       throw new MigrationFailure("cannot read it: " + e.getMessage());
     }

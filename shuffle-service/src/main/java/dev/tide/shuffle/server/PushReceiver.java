@@ -125,6 +125,12 @@ final class PushReceiver {
     onFiles(in, 0, () -> in.start(app.appId(), resolver.existingAppDirs(app)));
   }
 
+  /** A PUSH_OPEN was refused before it got here (FORBIDDEN): its pieces are dropped quietly. */
+  void refusedElsewhere(long id) {
+    stats.pushRefused();
+    remember(id);
+  }
+
   /** The next piece of an open push. */
   void onData(PushData piece) {
     long id = piece.requestId();
@@ -193,7 +199,8 @@ final class PushReceiver {
       try {
         eventLoop.execute(() -> stepped(in, bytes, done));
       } catch (RejectedExecutionException e) {
-        in.discard(); // the event loop is shutting down
+        serverQueuedBytes.addAndGet(-bytes); // the event loop is shutting down
+        in.discard();
       }
     }, bytes);
   }

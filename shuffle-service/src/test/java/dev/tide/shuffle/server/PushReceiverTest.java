@@ -124,6 +124,8 @@ class PushReceiverTest {
     ErrorReply otherApp = assertInstanceOf(ErrorReply.class,
         send(open(5, ServerPipelineHarness.OTHER_APP, 7, 3)).get(0));
     assertEquals(ErrorCode.FORBIDDEN, otherApp.code());
+    assertEquals(List.of(), send(PushData.of(5, 0, DATA, 0, 10)),
+        "the pieces of a push refused FORBIDDEN are dropped quietly");
 
     ErrorReply unknown = assertInstanceOf(ErrorReply.class,
         send(PushData.of(6, 0, DATA, 0, 10)).get(0));
