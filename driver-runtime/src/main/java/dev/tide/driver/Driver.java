@@ -99,6 +99,10 @@ public final class Driver implements AutoCloseable {
   /** What runs a streaming job's batches; null for a batch job. */
   private StreamSession stream;
   private volatile JobStatus status;
+  /** Keeps the map outputs of nodes that are decommissioned; see {@link #shuffleMigrator()}. */
+  private final ShuffleMigrator migrator;
+  /** Where the migrator's requests to shuffle services wait for their answers. */
+  private final java.util.concurrent.ExecutorService migrationWorker;
   /** See {@link #showSubmissionSettings}. */
   private volatile List<dev.tide.conf.ConfigOption<?>> submissionSettings = List.of();
 
@@ -126,6 +130,60 @@ public final class Driver implements AutoCloseable {
       return t;
     });
     this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f, "", "");
+    this.migrationWorker = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "tide-driver-migrate");
+      t.setDaemon(true);
+      return t;
+    });
+    this.migrator = new ShuffleMigrator(this::post, this::mapOutputTable, this::migrate,
+        migrationWorker, clock, (event, keyValues) -> events.record(event, keyValues));
+  }
+
+  /**
+   * What the cluster side tells of nodes that are decommissioned or lost: the migrator copies
+   * their map outputs to nodes that stay and moves their locations ({@link ShuffleMigrator}).
+   */
+  public NodeStateListener shuffleMigrator() {
+    return migrator;
+  }
+
+  /** The running job's map-output table, for the migrator (event loop); null before the job. */
+  private ShuffleMigrator.MapOutputTable mapOutputTable() {
+    JobScheduler s = scheduler;
+    if (s == null) {
+      return null;
+    }
+    return new ShuffleMigrator.MapOutputTable() {
+      @Override
+      public List<JobScheduler.ServedOutput> mapOutputsOn(String host) {
+        return s.mapOutputsOn(host);
+      }
+
+      @Override
+      public java.util.Map<String, Integer> liveShuffleServices() {
+        return s.liveShuffleServices();
+      }
+
+      @Override
+      public boolean moveMapOutput(int shuffleId, int mapId, String fromHost, int fromPort,
+          String toHost, int toPort) {
+        return s.moveMapOutput(shuffleId, mapId, fromHost, fromPort, toHost, toPort);
+      }
+    };
+  }
+
+  /**
+   * One MIGRATE_REQUEST to a node's shuffle service, authenticated with the application's
+   * secret; waits (on the migrator's thread) as long as the copy may take, and a little more.
+   */
+  private dev.tide.shuffle.protocol.MigrateReply migrate(String host, int port,
+      String targetHost, int targetPort, long timeoutMillis,
+      List<dev.tide.shuffle.protocol.MapOutputId> maps) throws Exception {
+    java.time.Duration wait = java.time.Duration.ofMillis(timeoutMillis).plusMinutes(2);
+    try (dev.tide.shuffle.client.ShuffleClient client = new dev.tide.shuffle.client.ShuffleClient(
+        appId, secret, dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS.withReadTimeout(wait))) {
+      return client.migrate(host, port, targetHost, targetPort, timeoutMillis, maps);
+    }
   }
 
   /** Starts the RPC server; returns the address executors connect to. */
@@ -302,6 +360,7 @@ public final class Driver implements AutoCloseable {
       events.close();
     });
     loop.shutdown();
+    migrationWorker.shutdownNow();
     try {
       loop.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

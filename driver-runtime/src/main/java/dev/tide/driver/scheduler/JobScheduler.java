@@ -396,6 +396,62 @@ public final class JobScheduler implements SchedulerView {
     scheduleMissingParentOutputs();
   }
 
+  /** A map output the scheduler knows to be served by a node's service. */
+  public record ServedOutput(int shuffleId, int mapId, int port) {}
+
+  /**
+   * The map outputs of the running plan (of stages feeding a shuffle) that the service on
+   * {@code host} serves, with their shuffle ids as the files and the services name them.
+   */
+  public List<ServedOutput> mapOutputsOn(String host) {
+    List<ServedOutput> on = new ArrayList<>();
+    for (StageProgress stage : stages) {
+      if (stage.stage.consumer() < 0) {
+        continue;
+      }
+      for (MapLocation location : stage.outputs()) {
+        if (location.host().equals(host)) {
+          on.add(new ServedOutput(globalId(stage.stage.id()), location.mapId(),
+              location.shufflePort()));
+        }
+      }
+    }
+    return on;
+  }
+
+  /** host -> shuffle port of every node where an executor of the application runs. */
+  public Map<String, Integer> liveShuffleServices() {
+    return tasks.liveShuffleServices();
+  }
+
+  /**
+   * Moves a map output's location from one service to another (a migrated copy was confirmed),
+   * if it is still where the copy came from (not lost or rerun meanwhile); reducers started from
+   * now on fetch it there. The move counts as a new output: a reader that fails on the old
+   * location after it does not lose it.
+   *
+   * @return whether it moved
+   */
+  public boolean moveMapOutput(int shuffleId, int mapId, String fromHost, int fromPort,
+      String toHost, int toPort) {
+    int local = shuffleId - stageBase;
+    if (local < 0 || local >= stages.size() || stages.get(local).stage.consumer() < 0
+        || mapId < 0 || mapId >= stages.get(local).stage.tasks()) {
+      return false;
+    }
+    StageProgress stage = stages.get(local);
+    for (MapLocation location : stage.outputs()) {
+      if (location.mapId() == mapId) {
+        if (!location.host().equals(fromHost) || location.shufflePort() != fromPort) {
+          return false;
+        }
+        stage.setOutput(mapId, new MapLocation(mapId, toHost, toPort), ++outputSequence);
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A failure message as the event log keeps it: at most 1000 characters. */
   static String cut(String message) {
     return message.length() > 1000 ? message.substring(0, 1000) + "..." : message;

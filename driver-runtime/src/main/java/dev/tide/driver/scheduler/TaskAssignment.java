@@ -164,6 +164,17 @@ final class TaskAssignment {
     return found;
   }
 
+  /** host -> shuffle port of the node of every executor that runs (not exiting). */
+  Map<String, Integer> liveShuffleServices() {
+    Map<String, Integer> services = new LinkedHashMap<>();
+    for (ExecutorSlots e : executors.values()) {
+      if (!e.exiting && e.shufflePort > 0) {
+        services.putIfAbsent(e.host, e.shufflePort);
+      }
+    }
+    return services;
+  }
+
   void executorAdded(String executorId, String host, int shufflePort) {
     executors.put(executorId, new ExecutorSlots(executorId, host, shufflePort,
         clock.getAsLong()));

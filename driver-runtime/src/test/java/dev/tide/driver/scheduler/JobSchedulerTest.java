@@ -258,6 +258,41 @@ class JobSchedulerTest {
     assertTrue(s.isDone());
   }
 
+  @Test
+  void aMigratedMapOutputIsFetchedFromItsNewPlaceAndAFailureAtTheOldOneKeepsIt() {
+    JobScheduler s = scheduler(2, 2, List.of());
+    s.executorAdded("1", "hostA", 7001);
+    succeed(s, s.assignTasks().get(0));
+    succeed(s, s.assignTasks().get(0));
+    s.executorAdded("2", "hostB", 7002);
+    assertEquals(List.of(new JobScheduler.ServedOutput(0, 0, 7001),
+        new JobScheduler.ServedOutput(0, 1, 7001)), s.mapOutputsOn("hostA"));
+    assertEquals(Map.of("hostA", 7001, "hostB", 7002), s.liveShuffleServices());
+    List<Assignment> reduces = s.assignTasks();
+    assertEquals(2, reduces.size());
+
+    // hostA is leaving: map 0's copy on hostB was confirmed.
+    assertTrue(s.moveMapOutput(0, 0, "hostA", 7001, "hostB", 7002));
+    assertFalse(s.moveMapOutput(0, 0, "hostA", 7001, "hostB", 7002), "it is no longer there");
+    assertFalse(s.moveMapOutput(0, 5, "hostA", 7001, "hostB", 7002), "no such map");
+    assertFalse(s.moveMapOutput(1, 0, "hostA", 7001, "hostB", 7002), "the last stage feeds none");
+    assertEquals(List.of(new JobScheduler.ServedOutput(0, 1, 7001)), s.mapOutputsOn("hostA"));
+
+    // A reducer started before the move fails to fetch map 0 from hostA: the moved output stays,
+    // the reducer runs again and reads it from hostB.
+    s.taskEnded(new TaskOutcome(reduces.get(0).task().taskId(), TaskOutcome.State.FETCH_FAILED,
+        "connection refused", "hostA", 7001, false, 0, List.of(0), Map.of(), "unreachable"));
+    List<Assignment> again = s.assignTasks();
+    assertEquals(1, again.size());
+    assertEquals(TaskDescription.Kind.REDUCE, again.get(0).task().kind(), "no map rerun");
+    assertEquals(List.of(new TaskDescription.ShuffleInput(0, List.of(
+        new MapLocation(0, "hostB", 7002), new MapLocation(1, "hostA", 7001)))),
+        again.get(0).task().inputs());
+    succeed(s, again.get(0));
+    succeed(s, reduces.get(1));
+    assertTrue(s.isDone());
+  }
+
   /** Out of heap, or user code called System.exit: either way the executor is ending. */
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(strings = {TaskOutcome.EXECUTOR_OUT_OF_MEMORY,

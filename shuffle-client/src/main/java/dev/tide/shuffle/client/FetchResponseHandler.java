@@ -8,6 +8,8 @@ import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.protocol.MigrateReply;
+import dev.tide.shuffle.protocol.PushReply;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.protocol.VerifyReply;
@@ -44,8 +46,8 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
   }
 
   private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
-  /** Outstanding VERIFY_REQUESTs: small replies, no data. */
-  private final Map<Long, CompletableFuture<VerifyReply>> verifying = new ConcurrentHashMap<>();
+  /** Outstanding requests answered by one small message (verify, migrate, push). */
+  private final Map<Long, CompletableFuture<ShuffleMessage>> awaiting = new ConcurrentHashMap<>();
   /** The request whose reply is streaming in now (event loop only). */
   private Pending<?> receiving;
   private volatile Channel channel;
@@ -78,19 +80,55 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
 
   /** Sends a VERIFY_REQUEST; the future completes with its reply or a {@link FetchFailure}. */
   CompletableFuture<VerifyReply> verify(VerifyRequest request) {
-    CompletableFuture<VerifyReply> result = new CompletableFuture<>();
+    return call(request, VerifyReply.class);
+  }
+
+  /**
+   * Sends a request answered by one small message ({@link VerifyReply}, {@link MigrateReply},
+   * {@link PushReply}); the future completes with it or a {@link FetchFailure} (an ERROR, a
+   * reply of another type, the connection lost).
+   */
+  <T extends ShuffleMessage> CompletableFuture<T> call(ShuffleMessage request, Class<T> replyType) {
+    CompletableFuture<ShuffleMessage> result = new CompletableFuture<>();
     Channel ch = channel;
-    verifying.put(request.requestId(), result);
+    awaiting.put(request.requestId(), result);
     if (ch == null || !ch.isActive()) {
       fail(request.requestId(), Reason.CONNECT, "connection is closed");
-      return result;
+    } else {
+      write(request);
     }
-    ch.writeAndFlush(request.toFrame(ch.alloc())).addListener(f -> {
+    return result.thenApply(reply -> {
+      if (!replyType.isInstance(reply)) {
+        throw new java.util.concurrent.CompletionException(new FetchFailure(Reason.PROTOCOL,
+            "server answered request " + request.requestId() + " with message type "
+                + reply.type(), List.of(), null));
+      }
+      return replyType.cast(reply);
+    });
+  }
+
+  /**
+   * Writes a message that is part of a request already registered with {@link #call} (a push's
+   * data); a failed write fails that request. The future completes when the frame was handed to
+   * the socket, so a sender can wait on it to follow the peer's pace.
+   */
+  io.netty.channel.ChannelFuture write(ShuffleMessage message) {
+    Channel ch = channel;
+    io.netty.channel.ChannelFuture written = ch.writeAndFlush(message.toFrame(ch.alloc()));
+    written.addListener(f -> {
       if (!f.isSuccess()) {
-        fail(request.requestId(), Reason.CONNECT, "cannot send request: " + f.cause());
+        fail(message.requestId(), Reason.CONNECT, "cannot send request: " + f.cause());
       }
     });
-    return result;
+    return written;
+  }
+
+  /** Closes the connection: every outstanding request on it fails (CONNECT). */
+  void closeConnection() {
+    Channel ch = channel;
+    if (ch != null) {
+      ch.close();
+    }
   }
 
   @Override
@@ -148,10 +186,11 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
         }
       } else if (message instanceof ErrorReply error) {
         onError(ctx, error);
-      } else if (message instanceof VerifyReply verified) {
-        CompletableFuture<VerifyReply> v = verifying.remove(verified.requestId());
-        if (v != null) {
-          v.complete(verified);
+      } else if (message instanceof VerifyReply || message instanceof MigrateReply
+          || message instanceof PushReply) {
+        CompletableFuture<ShuffleMessage> waiting = awaiting.remove(message.requestId());
+        if (waiting != null) {
+          waiting.complete(message);
         }
       } else {
         failAll(Reason.PROTOCOL, "server sent unexpected message type " + message.type());
@@ -178,9 +217,9 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     if (p != null) {
       p.fail(failure);
     }
-    CompletableFuture<VerifyReply> v = verifying.remove(error.requestId());
-    if (v != null) {
-      v.completeExceptionally(failure);
+    CompletableFuture<ShuffleMessage> waiting = awaiting.remove(error.requestId());
+    if (waiting != null) {
+      waiting.completeExceptionally(failure);
     }
   }
 
@@ -206,7 +245,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
       }
       ctx.fireUserEventTriggered(evt);
     } else if (evt instanceof IdleStateEvent && ctx.channel().config().isAutoRead()
-        && (!pending.isEmpty() || !verifying.isEmpty() || receiving != null)) {
+        && (!pending.isEmpty() || !awaiting.isEmpty() || receiving != null)) {
       // (not read while paused: the reader's offloaded work holds it back, not the server)
       failAll(Reason.TIMEOUT, "no data from the server for the read timeout");
       ctx.close();
@@ -233,9 +272,9 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     if (p != null) {
       p.fail(new FetchFailure(reason, message, List.of(), null));
     }
-    CompletableFuture<VerifyReply> v = verifying.remove(requestId);
-    if (v != null) {
-      v.completeExceptionally(new FetchFailure(reason, message, List.of(), null));
+    CompletableFuture<ShuffleMessage> waiting = awaiting.remove(requestId);
+    if (waiting != null) {
+      waiting.completeExceptionally(new FetchFailure(reason, message, List.of(), null));
     }
   }
 
@@ -249,7 +288,7 @@ final class FetchResponseHandler extends ChannelInboundHandlerAdapter {
     for (Long id : List.copyOf(pending.keySet())) {
       fail(id, reason, message);
     }
-    for (Long id : List.copyOf(verifying.keySet())) {
+    for (Long id : List.copyOf(awaiting.keySet())) {
       fail(id, reason, message);
     }
   }

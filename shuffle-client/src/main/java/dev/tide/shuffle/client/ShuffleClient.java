@@ -5,6 +5,10 @@ import dev.tide.network.SecureChannels;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.client.ShuffleFetchException.Reason;
 import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.protocol.MapOutputId;
+import dev.tide.shuffle.protocol.MigrateReply;
+import dev.tide.shuffle.protocol.MigrateRequest;
+import dev.tide.shuffle.protocol.PushReply;
 import dev.tide.shuffle.protocol.VerifyReply;
 import dev.tide.shuffle.protocol.VerifyRequest;
 import io.netty.bootstrap.Bootstrap;
@@ -182,10 +186,57 @@ public final class ShuffleClient implements AutoCloseable {
   }
 
   /**
+   * Asks the service at host:port (MIGRATE_REQUEST) to copy the application's map outputs
+   * {@code maps} to the service at {@code targetHost:targetPort}, starting no copy after
+   * {@code timeoutMillis}; returns once it answered which ones the target confirmed. Retried on
+   * BUSY and connect failures as a fetch is (a copy made twice is harmless: the target keeps the
+   * first). The connection's read timeout should exceed {@code timeoutMillis}.
+   *
+   * @throws ShuffleFetchException naming the server: AUTH, PROTOCOL (a service that predates
+   *     the request answers BAD_REQUEST), BUSY, CONNECT, TIMEOUT, ...
+   */
+  public MigrateReply migrate(String host, int port, String targetHost, int targetPort,
+      long timeoutMillis, List<MapOutputId> maps) throws ShuffleFetchException {
+    checkOpen();
+    return fetchWithRetries(host, port, List.of(), () -> new Exchange<>() {
+      @Override
+      public CompletableFuture<MigrateReply> send(FetchResponseHandler handler, long requestId) {
+        return handler.call(new MigrateRequest(requestId, appId, targetHost, targetPort,
+            timeoutMillis, maps), MigrateReply.class);
+      }
+
+      @Override
+      public boolean started() {
+        return false;
+      }
+    });
+  }
+
+  /**
+   * Pushes one map output of the application to the service at host:port (PUSH_OPEN, then its
+   * data in PUSH_DATA pieces of at most {@code pieceBytes}, each after {@code throttle} allowed
+   * its bytes and after the previous piece reached the socket); returns once the service
+   * confirmed that it verified and committed it. Retried on BUSY and connect failures only
+   * before any data was sent.
+   *
+   * @param index the map output's index file as its map task wrote it
+   * @param data the data file's bytes, {@code dataLength} of them
+   * @throws ShuffleFetchException naming the service: CORRUPT (a checksum failed on arrival),
+   *     AUTH (the service does not know the application), CONNECT, ...
+   */
+  public PushReply push(String host, int port, int shuffleId, int mapId, long dataLength,
+      byte[] index, PushExchange.Source data, int pieceBytes, PushExchange.Throttle throttle)
+      throws ShuffleFetchException {
+    checkOpen();
+    return fetchWithRetries(host, port, List.of(), () -> new PushExchange(appId, shuffleId,
+        mapId, dataLength, index, data, pieceBytes, throttle));
+  }
+
+  /**
    * One request and where its reply goes: sent once per attempt; {@link #started()} tells
    * whether part of the reply already reached the caller (then it is not retried).
    */
-  private interface Exchange<T> {
+  interface Exchange<T> {
     CompletableFuture<T> send(FetchResponseHandler handler, long requestId);
 
     boolean started();

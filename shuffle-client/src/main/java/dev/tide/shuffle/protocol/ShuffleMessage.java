@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
  * request it belongs to. Encoded as the payload of a {@link Frames} frame.
  */
 public sealed interface ShuffleMessage permits FetchRequest, FetchReply, ErrorReply,
-    VerifyRequest, VerifyReply {
+    VerifyRequest, VerifyReply, MigrateRequest, MigrateReply, PushOpen, PushData, PushReply {
   byte type();
 
   /** The id of the request this message is or answers; -1 if it answers an unreadable frame. */

@@ -32,6 +32,11 @@ public final class ShuffleMessages {
         case MessageTypes.ERROR -> ErrorReply.decode(body);
         case MessageTypes.VERIFY_REQUEST -> VerifyRequest.decode(body);
         case MessageTypes.VERIFY_REPLY -> VerifyReply.decode(body);
+        case MessageTypes.MIGRATE_REQUEST -> MigrateRequest.decode(body);
+        case MessageTypes.MIGRATE_REPLY -> MigrateReply.decode(body);
+        case MessageTypes.PUSH_OPEN -> PushOpen.decode(body);
+        case MessageTypes.PUSH_DATA -> PushData.decode(body);
+        case MessageTypes.PUSH_REPLY -> PushReply.decode(body);
         default -> throw new MalformedFrameException("unknown shuffle message type " + wireType);
       };
     } catch (MalformedFrameException e) {
@@ -45,12 +50,42 @@ public final class ShuffleMessages {
   }
 
   /**
-   * The request id a FETCH_REQUEST or VERIFY_REQUEST body (after its type byte) starts with,
-   * without moving the reader index; -1 for other types or a body too short to hold one.
+   * The request id a request's body (FETCH_REQUEST, VERIFY_REQUEST, MIGRATE_REQUEST, PUSH_OPEN,
+   * PUSH_DATA; after its type byte) starts with, without moving the reader index; -1 for other
+   * types or a body too short to hold one.
    */
   private static long requestIdOf(byte type, ByteBuf body) {
-    boolean request = type == MessageTypes.FETCH_REQUEST || type == MessageTypes.VERIFY_REQUEST;
+    boolean request = isRequest(type);
     return request && body.readableBytes() >= Long.BYTES ? body.getLong(body.readerIndex()) : -1;
+  }
+
+  /** Whether {@code type} is sent by clients (the server answers every other type as malformed). */
+  public static boolean isRequest(byte type) {
+    return type == MessageTypes.FETCH_REQUEST || type == MessageTypes.VERIFY_REQUEST
+        || type == MessageTypes.MIGRATE_REQUEST || type == MessageTypes.PUSH_OPEN
+        || type == MessageTypes.PUSH_DATA;
+  }
+
+  static void writeMaps(ByteBuf buf, List<MapOutputId> maps) {
+    buf.writeInt(maps.size());
+    for (MapOutputId m : maps) {
+      buf.writeInt(m.shuffleId());
+      buf.writeInt(m.mapId());
+    }
+  }
+
+  /** Reads {@code int32 count | count x 8 bytes}; checks count against the readable bytes. */
+  static List<MapOutputId> readMaps(ByteBuf buf) {
+    int count = buf.readInt();
+    if (count < 0 || (long) count * 8 > buf.readableBytes()) {
+      throw new MalformedFrameException("map output count " + count + " does not match "
+          + buf.readableBytes() + " remaining bytes");
+    }
+    List<MapOutputId> maps = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      maps.add(new MapOutputId(buf.readInt(), buf.readInt()));
+    }
+    return List.copyOf(maps);
   }
 
   static void writeBlocks(ByteBuf buf, List<BlockId> blocks) {

@@ -77,6 +77,90 @@ class ShuffleMessagesTest {
   }
 
   @Test
+  void migrationMessagesRoundTrip() {
+    MigrateRequest migrate = new MigrateRequest(5, "application_1700000000000_0007",
+        "node-7.example.com", 7447, 120_000, List.of(new MapOutputId(3, 0),
+        new MapOutputId(3, 9), new MapOutputId(0, Integer.MAX_VALUE)));
+    assertEquals(migrate, roundTrip(migrate, migrate.toFrame(alloc)));
+    MigrateReply reply = new MigrateReply(5, 1L << 40, List.of(new MapOutputId(3, 9)),
+        "3/0: the target refused or failed: CORRUPT \u00e9");
+    assertEquals(reply, roundTrip(reply, reply.toFrame(alloc)));
+    MigrateReply empty = new MigrateReply(6, 0, List.of(), "");
+    assertEquals(empty, roundTrip(empty, empty.toFrame(alloc)));
+    PushOpen open = new PushOpen(7, "application_1_1", 3, 9, 160, new byte[] {1, 2, 3});
+    assertEquals(open, roundTrip(open, open.toFrame(alloc)));
+    PushData data = PushData.of(7, 4096, new byte[] {9, 8, 7, 6, 5}, 1, 3);
+    PushData decodedData = (PushData) roundTrip(data, data.toFrame(alloc));
+    assertEquals(data, decodedData);
+    assertArrayEquals(new byte[] {8, 7, 6}, decodedData.data());
+    assertTrue(decodedData.intact());
+    PushData empties = PushData.of(7, 0, new byte[0], 0, 0);
+    assertEquals(empties, roundTrip(empties, empties.toFrame(alloc)));
+    PushReply pushed = new PushReply(7, 160);
+    assertEquals(pushed, roundTrip(pushed, pushed.toFrame(alloc)));
+  }
+
+  @Test
+  void migrationMessagesCutShortAnywhereAreMalformedWithTheirRequestId() {
+    List<ShuffleMessage> messages = List.of(
+        new MigrateRequest(41, "application_1_1", "h", 1, 1, List.of(new MapOutputId(1, 2))),
+        new MigrateReply(42, 3, List.of(new MapOutputId(1, 2)), "x"),
+        new PushOpen(43, "application_1_1", 1, 2, 3, new byte[] {1, 2}),
+        PushData.of(44, 0, new byte[] {1, 2, 3}, 0, 3),
+        new PushReply(45, 3));
+    for (ShuffleMessage m : messages) {
+      ByteBuf frame = m.toFrame(alloc);
+      byte[] body = new byte[frame.readableBytes() - Frames.LENGTH_BYTES];
+      frame.getBytes(Frames.LENGTH_BYTES, body);
+      frame.release();
+      for (int cut = 1; cut < body.length; cut++) {
+        byte[] shortBody = java.util.Arrays.copyOf(body, cut);
+        MalformedFrameException e = assertThrows(MalformedFrameException.class,
+            () -> ShuffleMessages.decode(Unpooled.wrappedBuffer(shortBody)),
+            m + " cut at " + cut);
+        boolean request = ShuffleMessages.isRequest(m.type());
+        assertEquals(request && cut >= 9 ? m.requestId() : -1, e.requestId(), m + " cut at "
+            + cut);
+      }
+      byte[] longer = java.util.Arrays.copyOf(body, body.length + 1);
+      assertThrows(MalformedFrameException.class,
+          () -> ShuffleMessages.decode(Unpooled.wrappedBuffer(longer)), m + " with a byte more");
+    }
+  }
+
+  @Test
+  void migrationMessagesWithImpossibleValuesAreMalformed() {
+    // target port 0, negative timeout, negative map ids, a PUSH_DATA checksum past 32 bits,
+    // a PUSH_DATA length that lies, a PUSH_OPEN index length that lies
+    ByteBuf port = Unpooled.buffer().writeByte(MessageTypes.MIGRATE_REQUEST).writeLong(1)
+        .writeShort(1).writeByte('a').writeShort(1).writeByte('h').writeInt(0).writeLong(1)
+        .writeInt(0);
+    assertMalformed(toArray(port), "target port 0");
+    ByteBuf timeout = Unpooled.buffer().writeByte(MessageTypes.MIGRATE_REQUEST).writeLong(1)
+        .writeShort(1).writeByte('a').writeShort(1).writeByte('h').writeInt(1).writeLong(-5)
+        .writeInt(0);
+    assertMalformed(toArray(timeout), "timeout");
+    ByteBuf ids = Unpooled.buffer().writeByte(MessageTypes.MIGRATE_REQUEST).writeLong(1)
+        .writeShort(1).writeByte('a').writeShort(1).writeByte('h').writeInt(1).writeLong(1)
+        .writeInt(1).writeInt(-1).writeInt(0);
+    assertMalformed(toArray(ids), "ids must be >= 0");
+    ByteBuf count = Unpooled.buffer().writeByte(MessageTypes.MIGRATE_REQUEST).writeLong(1)
+        .writeShort(1).writeByte('a').writeShort(1).writeByte('h').writeInt(1).writeLong(1)
+        .writeInt(Integer.MAX_VALUE);
+    assertMalformed(toArray(count), "map output count");
+    ByteBuf crc = Unpooled.buffer().writeByte(MessageTypes.PUSH_DATA).writeLong(1).writeLong(0)
+        .writeLong(1L << 32).writeInt(0);
+    assertMalformed(toArray(crc), "not a CRC32C");
+    ByteBuf length = Unpooled.buffer().writeByte(MessageTypes.PUSH_DATA).writeLong(1)
+        .writeLong(0).writeLong(0).writeInt(5).writeByte(1);
+    assertMalformed(toArray(length), "data length 5");
+    ByteBuf index = Unpooled.buffer().writeByte(MessageTypes.PUSH_OPEN).writeLong(1)
+        .writeShort(1).writeByte('a').writeInt(0).writeInt(0).writeLong(0)
+        .writeInt(Integer.MAX_VALUE);
+    assertMalformed(toArray(index), "index length");
+  }
+
+  @Test
   void emptyFetchRequestRoundTrips() {
     FetchRequest request = new FetchRequest(1, "application_1_1", List.of());
     assertEquals(request, roundTrip(request, request.toFrame(alloc)));

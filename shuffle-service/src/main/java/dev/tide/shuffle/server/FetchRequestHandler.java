@@ -11,6 +11,9 @@ import dev.tide.shuffle.protocol.ErrorCode;
 import dev.tide.shuffle.protocol.ErrorReply;
 import dev.tide.shuffle.protocol.FetchReply;
 import dev.tide.shuffle.protocol.FetchRequest;
+import dev.tide.shuffle.protocol.MigrateRequest;
+import dev.tide.shuffle.protocol.PushData;
+import dev.tide.shuffle.protocol.PushOpen;
 import dev.tide.shuffle.protocol.ShuffleMessage;
 import dev.tide.shuffle.protocol.ShuffleMessages;
 import dev.tide.shuffle.protocol.VerifyReply;
@@ -86,12 +89,27 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   private boolean paused;
   private boolean closing;
   private int badFrames;
+  private final Migration migration;
+  /** The pushes this connection receives; made when the handler joins its channel. */
+  private PushReceiver pushes;
+
+  /**
+   * What the handler needs for MIGRATE_REQUESTs and pushes, shared by the server's connections.
+   *
+   * @param migrator carries out MIGRATE_REQUESTs
+   * @param pushFiles runs the file work of received pushes, in order (one thread)
+   * @param pushQueuedBytes pushed bytes waiting to be written, over the server
+   * @param maxPushQueuedBytes past it, pushes are refused BUSY
+   */
+  record Migration(MapOutputMigrator migrator, Executor pushFiles, AtomicLong pushQueuedBytes,
+      long maxPushQueuedBytes) {}
 
   /** @param log where lines a peer can cause per frame or connection go (shared by the server) */
   FetchRequestHandler(ApplicationRegistry registry, MapOutputResolver resolver,
       ShortRangeCopier copier, Executor diskExecutor, AtomicLong serverInFlightBytes,
       ShuffleServerConfig config, ServerStats stats, LongSupplier directMemoryInUse,
-      ThrottledLog log) {
+      ThrottledLog log, Migration migration) {
+    this.migration = migration;
     this.registry = registry;
     this.resolver = resolver;
     this.copier = copier;
@@ -102,6 +120,22 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
     this.directMemoryInUse = directMemoryInUse;
     this.log = log;
     this.retryAfterMillis = (int) config.busyRetryAfter().toMillis();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    pushes = new PushReceiver(resolver, migration.pushFiles(), stats, migration.pushQueuedBytes(),
+        migration.maxPushQueuedBytes(), ctx.executor(), new PushReceiver.Answers() {
+          @Override
+          public void reply(ShuffleMessage message) {
+            FetchRequestHandler.this.reply(ctx, message);
+          }
+
+          @Override
+          public void progressed() {
+            resumeIfPeerCaughtUp(ctx);
+          }
+        }, retryAfterMillis);
   }
 
   @Override
@@ -131,9 +165,51 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
       onFetch(ctx, request, receivedNanos);
     } else if (message instanceof VerifyRequest request) {
       onVerify(ctx, request);
+    } else if (message instanceof MigrateRequest request) {
+      onMigrate(ctx, request);
+    } else if (message instanceof PushOpen push) {
+      authorized(ctx, push.requestId(), push.appId()).ifPresentOrElse(
+          app -> pushes.onOpen(app, push), () -> pushes.refusedElsewhere(push.requestId()));
+    } else if (message instanceof PushData piece) {
+      pushes.onData(piece);
     } else {
-      badFrame(ctx, message.requestId(),
-          "the server accepts only FETCH_REQUEST and VERIFY_REQUEST, got type " + message.type());
+      badFrame(ctx, message.requestId(), "the server accepts only FETCH_REQUEST,"
+          + " VERIFY_REQUEST, MIGRATE_REQUEST, PUSH_OPEN and PUSH_DATA, got type "
+          + Byte.toUnsignedInt(message.type()));
+    }
+  }
+
+  /**
+   * A MIGRATE_REQUEST: authorized as a fetch, bounded as one (map outputs per request), then
+   * queued with the {@link MapOutputMigrator} (BUSY when its queue is full); its reply comes
+   * back to the event loop.
+   */
+  private void onMigrate(ChannelHandlerContext ctx, MigrateRequest request) {
+    long id = request.requestId();
+    Optional<RegisteredApp> app = authorized(ctx, id, request.appId());
+    if (app.isEmpty()) {
+      return;
+    }
+    if (request.maps().size() > config.maxBlocksPerRequest()) {
+      reply(ctx, new ErrorReply(id, ErrorCode.BAD_REQUEST, "request names "
+          + request.maps().size() + " map outputs; the limit is " + config.maxBlocksPerRequest()));
+      return;
+    }
+    waitingForDisk++;
+    String refused = migration.migrator().submit(app.get(), request, answer -> {
+      try {
+        ctx.executor().execute(() -> {
+          waitingForDisk--;
+          reply(ctx, answer);
+          resumeIfPeerCaughtUp(ctx);
+        });
+      } catch (RejectedExecutionException e) {
+        // the event loop is shutting down: nobody to answer
+      }
+    });
+    if (refused != null) {
+      waitingForDisk--;
+      busy(ctx, id, refused);
     }
   }
 
@@ -180,7 +256,8 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   }
 
   private boolean peerLags(ChannelHandlerContext ctx) {
-    return !ctx.channel().isWritable() || waitingForDisk >= MAX_WAITING_FOR_DISK;
+    return !ctx.channel().isWritable() || waitingForDisk >= MAX_WAITING_FOR_DISK
+        || pushes.lagging();
   }
 
   /** Reads again (first what waits in the decoder) once the peer has caught up. */
@@ -202,6 +279,7 @@ final class FetchRequestHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
+    pushes.closed();
     ctx.fireChannelInactive();
   }
 

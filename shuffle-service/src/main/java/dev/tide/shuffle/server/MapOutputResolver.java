@@ -335,6 +335,41 @@ final class MapOutputResolver {
     }
   }
 
+  /** Where a committed map output's files are. */
+  record Located(Path appDir, Path index, Path data) {}
+
+  /**
+   * The files of a committed map output (its index exists) of {@code app}, looked up as the
+   * writer placed them; null when no local dir holds its index. Paths come from the registered
+   * user, the application id and the two ints only.
+   */
+  Located locateCommitted(RegisteredApp app, int shuffleId, int mapId) {
+    List<Path> dirs = appDirs(app);
+    int chosen = ShuffleLayout.dirIndex(shuffleId, mapId, dirs.size());
+    for (int i = 0; i < dirs.size(); i++) {
+      Path appDir = dirs.get((chosen + i) % dirs.size());
+      Path index = ShuffleLayout.indexFile(appDir, shuffleId, mapId);
+      if (Files.exists(index)) {
+        return new Located(appDir, index, ShuffleLayout.dataFile(appDir, shuffleId, mapId));
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The application's dirs that exist on this node: YARN creates them for the application's
+   * containers, so there are none where it never ran one. In the order of the local dirs.
+   */
+  List<Path> existingAppDirs(RegisteredApp app) {
+    List<Path> existing = new ArrayList<>();
+    for (Path dir : appDirs(app)) {
+      if (Files.isDirectory(dir)) {
+        existing.add(dir);
+      }
+    }
+    return existing;
+  }
+
   /** The application's dir under each local dir, built once per application. */
   private List<Path> appDirs(RegisteredApp app) {
     List<Path> dirs = appDirs.get(app.appId());

@@ -30,6 +30,13 @@ public final class ServerStats {
   private final LongAdder zeroCopyBytes = new LongAdder();
   private final LongAdder verifiesServed = new LongAdder();
   private final LongAdder verifiedDamaged = new LongAdder();
+  private final LongAdder migratedOut = new LongAdder();
+  private final LongAdder migratedOutBytes = new LongAdder();
+  private final LongAdder migrationsOutFailed = new LongAdder();
+  private final LongAdder migrationThrottledNanos = new LongAdder();
+  private final LongAdder pushesReceived = new LongAdder();
+  private final LongAdder pushedBytesReceived = new LongAdder();
+  private final LongAdder pushesRefused = new LongAdder();
   private final LongConsumer fetchLatencyNanos;
 
   /** @param fetchLatencyNanos told the latency of every served fetch; may be a no-op */
@@ -180,4 +187,41 @@ public final class ServerStats {
   public long verifiedDamaged() { return verifiedDamaged.sum(); }
   /** Connections closed for being idle. */
   public long idleConnectionsClosed() { return idleClosed.sum(); }
+
+  void migratedOut(long bytes) {
+    migratedOut.increment();
+    migratedOutBytes.add(bytes);
+  }
+
+  void migrationOutFailed() {
+    migrationsOutFailed.increment();
+  }
+
+  void migrationThrottled(long nanos) {
+    migrationThrottledNanos.add(nanos);
+  }
+
+  void pushReceived(long bytes) {
+    pushesReceived.increment();
+    pushedBytesReceived.add(bytes);
+  }
+
+  void pushRefused() {
+    pushesRefused.increment();
+  }
+
+  /** Map outputs this service copied to another one (confirmed by it). */
+  public long migratedOut() { return migratedOut.sum(); }
+  /** Data bytes of those map outputs. */
+  public long migratedOutBytes() { return migratedOutBytes.sum(); }
+  /** Map outputs this service was asked to copy and did not (missing, refused, timed out). */
+  public long migrationsOutFailed() { return migrationsOutFailed.sum(); }
+  /** Time copies waited for {@code tide.shuffle.migration.maxBytesPerSec}, in nanoseconds. */
+  public long migrationThrottledNanos() { return migrationThrottledNanos.sum(); }
+  /** Map outputs another service pushed here, verified and committed. */
+  public long pushesReceived() { return pushesReceived.sum(); }
+  /** Data bytes of those map outputs. */
+  public long pushedBytesReceived() { return pushedBytesReceived.sum(); }
+  /** Pushes refused (unknown application, bad checksum, bad message, no local dir ...). */
+  public long pushesRefused() { return pushesRefused.sum(); }
 }

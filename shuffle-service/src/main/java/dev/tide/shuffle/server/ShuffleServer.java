@@ -86,6 +86,15 @@ public final class ShuffleServer implements AutoCloseable {
   private EventLoopGroup bossGroup;
   private EventLoopGroup workerGroup;
   private ThreadPoolExecutor diskExecutor;
+  /** Carries out MIGRATE_REQUESTs (copies to other services); made at start. */
+  private MapOutputMigrator migrator;
+  /** Writes received pushes, in order, on one thread; made at start. */
+  private java.util.concurrent.ExecutorService pushFiles;
+  private final AtomicLong pushQueuedBytes = new AtomicLong();
+  /** Pushed bytes waiting to be written over the server before pushes are answered BUSY. */
+  static final long MAX_PUSH_QUEUED_BYTES = 64L << 20;
+  private final java.util.function.Function<ApplicationRegistry.RegisteredApp,
+      dev.tide.shuffle.client.ShuffleClient> migrationClients;
   private Channel serverChannel;
   private volatile int boundPort;
 
@@ -95,6 +104,18 @@ public final class ShuffleServer implements AutoCloseable {
 
   /** @param stats where the server counts what it does (the NodeManager adapter's metrics) */
   public ShuffleServer(ShuffleServerConfig config, ServerStats stats) {
+    this(config, stats, app -> new dev.tide.shuffle.client.ShuffleClient(app.appId(),
+        app.secret(), dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS));
+  }
+
+  /**
+   * @param migrationClients makes the client through which this service pushes an
+   *     application's map outputs to another service (authenticated with its secret)
+   */
+  ShuffleServer(ShuffleServerConfig config, ServerStats stats,
+      java.util.function.Function<ApplicationRegistry.RegisteredApp,
+          dev.tide.shuffle.client.ShuffleClient> migrationClients) {
+    this.migrationClients = migrationClients;
     this.config = config;
     this.stats = stats;
     this.pendingHandshakes = new PendingHandshakes(config.maxUnauthenticatedConnections(), stats);
@@ -138,6 +159,13 @@ public final class ShuffleServer implements AutoCloseable {
     diskExecutor = new ThreadPoolExecutor(config.diskThreads(), config.diskThreads(), 60,
         TimeUnit.SECONDS, new ArrayBlockingQueue<>(config.diskQueueCapacity()),
         new DefaultThreadFactory("tide-shuffle-disk", true), new ThreadPoolExecutor.AbortPolicy());
+    migrator = new MapOutputMigrator(resolver, stats,
+        MigrationThrottle.realTime(config.migrationMaxBytesPerSec(), stats), migrationClients,
+        System::nanoTime, config.maxRequestFrameBytes());
+    pushFiles = java.util.concurrent.Executors.newSingleThreadExecutor(
+        new DefaultThreadFactory("tide-shuffle-push", true));
+    FetchRequestHandler.Migration migration = new FetchRequestHandler.Migration(migrator,
+        pushFiles, pushQueuedBytes, MAX_PUSH_QUEUED_BYTES);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(bossGroup, workerGroup)
         .channel(channelClass)
@@ -159,7 +187,7 @@ public final class ShuffleServer implements AutoCloseable {
             SecureChannels.initServer(ch, registry, config.maxRequestFrameBytes(),
                 config.handshakeTimeout(), handshakeLog, new FetchRequestHandler(registry,
                     resolver, copier, diskExecutor, inFlightBytes, config, stats,
-                    ShuffleServer.this::directMemoryInUse, requestLog));
+                    ShuffleServer.this::directMemoryInUse, requestLog, migration));
           }
         });
     InetSocketAddress address = config.bindHost() == null
@@ -179,13 +207,14 @@ public final class ShuffleServer implements AutoCloseable {
         + " max request {} B, max reply {} B, index cache {} B, max in flight {} B total and {} B"
         + " per connection, max {} connections ({} unauthenticated), max direct memory {} B in"
         + " {} arenas,"
-        + " idle timeout {} ms, BUSY retry-after {} ms)", boundPort, transport,
+        + " idle timeout {} ms, BUSY retry-after {} ms, migration {} B/s)", boundPort, transport,
         config.ioThreads(), config.diskThreads(), config.localDirs(),
         config.maxRequestFrameBytes(), config.maxReplyBytes(), config.indexCacheBytes(),
         config.maxInFlightBytes(), config.maxInFlightBytesPerConnection(),
         config.maxConnections(), config.maxUnauthenticatedConnections(),
         config.maxDirectMemoryBytes(), config.directArenas(),
-        config.idleTimeout().toMillis(), config.busyRetryAfter().toMillis());
+        config.idleTimeout().toMillis(), config.busyRetryAfter().toMillis(),
+        config.migrationMaxBytesPerSec());
   }
 
   /** Writes the counts of aggregated log lines whose interval ended. */
@@ -265,11 +294,19 @@ public final class ShuffleServer implements AutoCloseable {
     if (diskExecutor != null) {
       diskExecutor.shutdownNow();
     }
+    if (migrator != null) {
+      migrator.close();
+    }
+    if (pushFiles != null) {
+      pushFiles.shutdown(); // what is queued discards or commits its files, then the thread ends
+    }
     dataFiles.closeIdle();
     flushLogs();
     bossGroup = null;
     workerGroup = null;
     diskExecutor = null;
+    migrator = null;
+    pushFiles = null;
     if (boundPort != 0) {
       LOG.info("tide_shuffle on port {} stopped", boundPort);
     }

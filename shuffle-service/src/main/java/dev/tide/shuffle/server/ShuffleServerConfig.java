@@ -41,13 +41,15 @@ import java.util.List;
  *     every range zero-copy
  * @param maxCopiedBytes bytes of such copies held at once over the server; past it, ranges go
  *     zero-copy whatever their size (so copies never take memory beyond this)
+ * @param migrationMaxBytesPerSec data bytes per second this service sends when it copies map
+ *     outputs to another service (MIGRATE_REQUEST)
  */
 public record ShuffleServerConfig(String bindHost, int port, List<Path> localDirs, int ioThreads,
     int diskThreads, int diskQueueCapacity, int maxRequestFrameBytes, long maxReplyBytes,
     int maxBlocksPerRequest, long indexCacheBytes, long maxInFlightBytes,
     long maxInFlightBytesPerConnection, int maxConnections, int maxUnauthenticatedConnections,
     long maxDirectMemoryBytes, int directArenas, Duration idleTimeout, Duration busyRetryAfter, Duration handshakeTimeout,
-    boolean useEpoll, int copyBelowBytes, long maxCopiedBytes) {
+    boolean useEpoll, int copyBelowBytes, long maxCopiedBytes, long migrationMaxBytesPerSec) {
 
   public ShuffleServerConfig {
     localDirs = List.copyOf(localDirs);
@@ -77,6 +79,7 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     require(copyBelowBytes >= 0 && copyBelowBytes <= (1 << 20), "copyBelowBytes",
         copyBelowBytes);
     require(maxCopiedBytes >= 0, "maxCopiedBytes", maxCopiedBytes);
+    require(migrationMaxBytesPerSec >= 1, "migrationMaxBytesPerSec", migrationMaxBytesPerSec);
   }
 
   private static void requirePositive(Duration d, String name) {
@@ -117,6 +120,7 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     private boolean useEpoll;
     private int copyBelowBytes = 32 << 10;
     private long maxCopiedBytes = 32L << 20;
+    private long migrationMaxBytesPerSec = 64L << 20;
 
     public Builder bindHost(String v) { bindHost = v; return this; }
     public Builder port(int v) { port = v; return this; }
@@ -146,13 +150,14 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     public Builder useEpoll(boolean v) { useEpoll = v; return this; }
     public Builder copyBelowBytes(int v) { copyBelowBytes = v; return this; }
     public Builder maxCopiedBytes(long v) { maxCopiedBytes = v; return this; }
+    public Builder migrationMaxBytesPerSec(long v) { migrationMaxBytesPerSec = v; return this; }
 
     public ShuffleServerConfig build() {
       return new ShuffleServerConfig(bindHost, port, localDirs, ioThreads, diskThreads,
           diskQueueCapacity, maxRequestFrameBytes, maxReplyBytes, maxBlocksPerRequest,
           indexCacheBytes, maxInFlightBytes, maxInFlightBytesPerConnection, maxConnections,
           maxUnauthenticatedConnections, maxDirectMemoryBytes, directArenas, idleTimeout, busyRetryAfter, handshakeTimeout,
-          useEpoll, copyBelowBytes, maxCopiedBytes);
+          useEpoll, copyBelowBytes, maxCopiedBytes, migrationMaxBytesPerSec);
     }
   }
 }

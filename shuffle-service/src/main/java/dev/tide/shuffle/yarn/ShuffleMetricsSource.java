@@ -116,6 +116,21 @@ final class ShuffleMetricsSource implements MetricsSource {
             + " from disk again"), stats.verifiesServed())
         .addCounter(m("VerifiedDamaged", "verified blocks whose bytes on disk no longer match"
             + " the checksum their map task wrote"), stats.verifiedDamaged())
+        .addCounter(m("MigratedOut", "map outputs copied to another service (confirmed by it)"),
+            stats.migratedOut())
+        .addCounter(m("MigratedOutBytes", "data bytes of those map outputs"),
+            stats.migratedOutBytes())
+        .addCounter(m("MigrationsOutFailed", "map outputs asked to be copied and not copied"),
+            stats.migrationsOutFailed())
+        .addCounter(m("MigrationThrottledNanos", "time copies waited for"
+            + " tide.shuffle.migration.maxBytesPerSec, in nanoseconds"),
+            stats.migrationThrottledNanos())
+        .addCounter(m("PushesReceived", "map outputs another service pushed here, verified and"
+            + " committed"), stats.pushesReceived())
+        .addCounter(m("PushedBytesReceived", "data bytes of those map outputs"),
+            stats.pushedBytesReceived())
+        .addCounter(m("PushesRefused", "pushes refused (unknown application, checksum, bad"
+            + " message, no local dir)"), stats.pushesRefused())
         .addCounter(m("AuthFailures", "handshakes refused"), stats.authFailures())
         .addCounter(m("BusyReplies", "BUSY answers to requests and connections"),
             stats.busyReplies())

@@ -112,6 +112,12 @@ public final class ShuffleServiceOptions {
       .withCheck(d -> d.toSeconds() >= 1 && d.toSeconds() <= 86400, "must be from 1s to 1d")
       .withDeprecatedKeys("tide.shuffle.metrics.quantileInterval.sec");
 
+  public static final ConfigOption<Long> MIGRATION_MAX_BYTES_PER_SEC = bytesOption(
+      "tide.shuffle.migration.maxBytesPerSec", "64m", 1, "Bytes per second of map output data the"
+      + " service sends when the driver asks it to copy an application's map outputs to another"
+      + " node's service (a node being decommissioned); bounds the disk and network a migration"
+      + " takes from the node's running work. Written as a size: 64m is 64 MiB per second.");
+
   /** The NodeManager's local dirs (same key as YarnConfiguration.NM_LOCAL_DIRS). */
   public static final String NM_LOCAL_DIRS = "yarn.nodemanager.local-dirs";
 
@@ -121,7 +127,7 @@ public final class ShuffleServiceOptions {
       MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_CONNECTION, MAX_CONNECTIONS,
       MAX_UNAUTHENTICATED_CONNECTIONS, MAX_DIRECT_MEMORY, DIRECT_ARENAS, IDLE_TIMEOUT,
       BUSY_RETRY_AFTER, HANDSHAKE_TIMEOUT, EPOLL, COPY_BELOW, MAX_COPIED,
-      METRICS_QUANTILE_INTERVAL);
+      METRICS_QUANTILE_INTERVAL, MIGRATION_MAX_BYTES_PER_SEC);
 
   private ShuffleServiceOptions() {}
 
@@ -177,6 +183,7 @@ public final class ShuffleServiceOptions {
         .useEpoll(EPOLL.get(conf))
         .copyBelowBytes(Math.toIntExact(COPY_BELOW.get(conf)))
         .maxCopiedBytes(MAX_COPIED.get(conf))
+        .migrationMaxBytesPerSec(MIGRATION_MAX_BYTES_PER_SEC.get(conf))
         .build();
   }
 

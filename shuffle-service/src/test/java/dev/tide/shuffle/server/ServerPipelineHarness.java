@@ -74,6 +74,19 @@ final class ServerPipelineHarness {
         System::currentTimeMillis);
   }
 
+  /** Copies go nowhere in the harness: every target refuses to connect. */
+  private MapOutputMigrator migrator;
+
+  private MapOutputMigrator migrator() {
+    if (migrator == null) {
+      migrator = new MapOutputMigrator(resolver, stats, bytes -> { },
+          app -> new dev.tide.shuffle.client.ShuffleClient(app.appId(), app.secret(),
+              dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS.withConnectRetries(0,
+                  java.time.Duration.ofMillis(1))), System::nanoTime, MAX_FRAME_BYTES);
+    }
+    return migrator;
+  }
+
   /** A new server-side connection, not yet authenticated, doing its disk work inline. */
   EmbeddedChannel newConnection() {
     return newConnection(Runnable::run);
@@ -85,7 +98,8 @@ final class ServerPipelineHarness {
     ch.config().setAllocator(alloc);
     SecureChannels.initServer(ch, registry, MAX_FRAME_BYTES, Duration.ofSeconds(10),
         new FetchRequestHandler(registry, resolver, copier, diskExecutor, inFlight, config,
-            stats, () -> 0L, log));
+            stats, () -> 0L, log, new FetchRequestHandler.Migration(migrator(), diskExecutor,
+                new java.util.concurrent.atomic.AtomicLong(), ShuffleServer.MAX_PUSH_QUEUED_BYTES)));
     return ch;
   }
 
@@ -170,7 +184,9 @@ final class ServerPipelineHarness {
               ? replyHeader(frame, length) : ShuffleMessages.decode(frame);
           if (m instanceof FetchReply reply) {
             dataOwed = reply.dataLength();
-          } else if (!(m instanceof ErrorReply)) {
+          } else if (!(m instanceof ErrorReply || m instanceof dev.tide.shuffle.protocol.PushReply
+              || m instanceof dev.tide.shuffle.protocol.MigrateReply
+              || m instanceof dev.tide.shuffle.protocol.VerifyReply)) {
             throw new AssertionError("server wrote " + m);
           }
           replies.add(m);

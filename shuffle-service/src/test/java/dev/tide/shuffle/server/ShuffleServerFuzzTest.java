@@ -189,13 +189,14 @@ class ShuffleServerFuzzTest {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       switch (kind) {
         case 0 -> out.writeBytes(bytes(u16() % 5000)); // raw bytes
-        case 1, 7 -> { // a frame with any body; kind 7 uses a shuffle protocol type
-          int type = kind == 7 ? 16 + u8() % 3 : u8();
+        case 1 -> { // a frame with any body
+          int type = u8();
           byte[] payload = bytes(u16() % 5000);
           writeInt(out, payload.length + 1);
           out.write(type);
           out.writeBytes(payload);
         }
+        case 7 -> shuffleOperation(out);
         case 2 -> { // a FETCH_REQUEST with any ids, possibly lying about its block count
           long id = i64();
           byte[] app = appId();
@@ -240,6 +241,84 @@ class ShuffleServerFuzzTest {
         default -> throw new IllegalArgumentException("kind " + kind);
       }
       return out.toByteArray();
+    }
+
+    /**
+     * A shuffle protocol frame: sub-op 0 any body under a shuffle type (16-25); 1 a PUSH_OPEN
+     * whose index describes all-zero segments (a byte of it possibly flipped, its data length
+     * possibly lying); 2 a PUSH_DATA of zeros or of any bytes, its checksum right or not; 3 a
+     * MIGRATE_REQUEST that is refused at once (another application's, or too many outputs).
+     */
+    private void shuffleOperation(ByteArrayOutputStream out) {
+      int sub = u8() % 4;
+      ByteArrayOutputStream body = new ByteArrayOutputStream();
+      switch (sub) {
+        case 0 -> {
+          byte[] payload = bytes(u16() % 5000);
+          writeFrame(out, 16 + u8() % 10, payload);
+          return;
+        }
+        case 1 -> {
+          writeLong(body, u8() % 4);
+          byte[] app = appId();
+          writeShort(body, app.length);
+          body.writeBytes(app);
+          writeInt(body, 5 + u8() % 2);
+          writeInt(body, u8() % 4);
+          int partitions = 1 + u8() % 4;
+          long[] lengths = new long[partitions];
+          int[] crcs = new int[partitions];
+          long total = 0;
+          for (int r = 0; r < partitions; r++) {
+            lengths[r] = u16() % 700;
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(new byte[(int) lengths[r]]);
+            crcs[r] = (int) crc.getValue();
+            total += lengths[r];
+          }
+          byte[] index = dev.tide.shuffle.MapOutputIndex.ofLengths(lengths, crcs).encode();
+          int flip = u8();
+          if (flip < index.length && (u8() & 1) == 1) {
+            index[flip] ^= 0x10;
+          }
+          writeLong(body, (u8() & 1) == 1 ? total : total + s8());
+          writeInt(body, index.length);
+          body.writeBytes(index);
+          writeFrame(out, 23, body.toByteArray());
+        }
+        case 2 -> {
+          writeLong(body, u8() % 4);
+          writeLong(body, u16() % 3000);
+          boolean zeros = (u8() & 1) == 1;
+          int n = u16() % 2000;
+          byte[] data = zeros ? new byte[n] : bytes(n);
+          java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+          crc.update(data);
+          writeLong(body, (u8() & 1) == 1 ? crc.getValue() : i64());
+          writeInt(body, (u8() & 7) == 7 ? i32() : data.length);
+          body.writeBytes(data);
+          writeFrame(out, 24, body.toByteArray());
+        }
+        default -> {
+          writeLong(body, i64());
+          byte[] app = (u8() & 1) == 1 ? ServerPipelineHarness.OTHER_APP.getBytes(
+              StandardCharsets.UTF_8) : ServerPipelineHarness.APP.getBytes(StandardCharsets.UTF_8);
+          writeShort(body, app.length);
+          body.writeBytes(app);
+          byte[] host = bytes(u8() % 20);
+          writeShort(body, host.length);
+          body.writeBytes(host);
+          writeInt(body, u16());
+          writeLong(body, i64());
+          boolean other = app.length > 0 && app[app.length - 1] == '2';
+          int count = other ? u8() % 4 : 65 + u8() % 4; // the harness allows 64 per request
+          writeInt(body, count);
+          for (int i = 0; i < count * 2; i++) {
+            writeInt(body, s8());
+          }
+          writeFrame(out, 21, body.toByteArray());
+        }
+      }
     }
 
     static byte[] fetchFrame(long id, String app, int count, int... ids) {
@@ -295,8 +374,22 @@ class ShuffleServerFuzzTest {
         seed(1, op(2, 0), 0, 0, 0, 0, 0, 0, 0, 7, 3, 2, 0xc3, 0x28, 0, 0),
         seed(1, op(2, 0), 0, 0, 0, 0, 0, 0, 0, 8, 3, 6, '.', '.', '/', '.', '.', '/', 1, 0),
         seed(1, op(1, 0), 40, 0, 1, 0),
-        seed(1, op(7, 0), 1, 0, 12, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0),
-        seed(1, op(7, 2), 2, 0, 20, 0, 0, 0, 0, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        seed(1, op(7, 0), 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0),
+        seed(1, op(7, 2), 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1),
+        // a push whose index describes two segments of zeros, then its data in two pieces:
+        // committed; then a piece of a push that is no longer open
+        seed(1, op(7, 0), 1, 2, 0, 0, 0, 1, 0, 100, 0, 50, 0, 0, 1,
+            op(7, 0), 2, 2, 0, 0, 1, 0, 100, 1, 0,
+            op(7, 1), 2, 2, 0, 100, 1, 0, 50, 1, 0,
+            op(7, 0), 2, 2, 0, 150, 1, 0, 10, 1, 0),
+        // a push whose piece fails its checksum, and one whose index is damaged
+        seed(1, op(7, 0), 1, 1, 0, 0, 0, 0, 0, 64, 0, 0, 1,
+            op(7, 0), 2, 1, 0, 0, 1, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0,
+            op(7, 0), 1, 3, 0, 1, 1, 1, 0, 9, 12, 1, 1),
+        // a migration request for another application, and one naming too many outputs
+        seed(1, op(7, 0), 3, 0, 0, 0, 0, 0, 0, 0, 4, 1, 3, 'a', 'b', 'c', 0, 1, 0, 0, 0, 0, 0,
+            0, 0, 9, 2, op(7, 0), 3, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 80, 0, 0, 0, 0, 0, 0, 0,
+            0, 9, 0),
         seed(1, op(3, 0), 0xff, 0xff, 0xff, 0xfb, 4, 1, 2, 3, 4),
         seed(1, op(3, 0), 0x7f, 0xff, 0xff, 0xff, 8, 0, 0, 0, 0, 0, 0, 0, 0),
         seed(1, op(3, 1), 0, 0, 0x20, 0, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),

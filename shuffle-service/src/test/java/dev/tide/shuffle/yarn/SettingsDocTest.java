@@ -44,6 +44,12 @@ class SettingsDocTest {
         SettingsDocs.xmlProperties(List.of(ShuffleServiceOptions.PORT), ""));
   }
 
+  @Test
+  void yarnSiteTemplateCarriesTheMigrationRateAsTheOptionDefinesIt() throws Exception {
+    SettingsDocs.checkSection(YARN_SITE, "migration (from ShuffleServiceOptions)",
+        SettingsDocs.xmlProperties(List.of(ShuffleServiceOptions.MIGRATION_MAX_BYTES_PER_SEC), ""));
+  }
+
   /**
    * PROTOCOL.md's table of limits names each limit's setting with its default in prose
    * ({@code `tide.shuffle.maxReply` (1 GiB)}); those defaults are the options' defaults.
