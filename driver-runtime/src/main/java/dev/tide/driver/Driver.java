@@ -316,13 +316,11 @@ public final class Driver implements AutoCloseable {
    * YARN takes the container of {@code executorId} back (preemption): it gets no new tasks, a
    * task that fails there from now on is rerun without counting against
    * {@code tide.task.maxAttempts} (it failed because its JVM is being stopped), and the
-   * executor is removed once idle. Any thread; returns at once.
+   * executor is removed once idle. The same holds for the executors of a decommissioning
+   * node. Any thread; returns at once.
    */
   public void executorPreempted(String executorId, String why) {
-    post(() -> {
-      leaving.preempted(executorId, why);
-      drain(List.of(executorId), "preempted: " + why);
-    });
+    post(() -> drain(List.of(executorId), "preempted: " + why));
   }
 
   /**
@@ -589,11 +587,13 @@ public final class Driver implements AutoCloseable {
           from == null ? "not registered; ignored" : "registered", m.runningTaskIds());
     } else if (message instanceof RpcMessage.TaskStatus m) {
       if (scheduler != null && from != null) {
-        String preemption = leaving.preemption(from);
-        if (preemption != null && m.outcome().state() != TaskOutcome.State.SUCCEEDED) {
-          // Its JVM is being stopped by YARN: the task is lost with it, not failed.
-          executorGone(from, "preempted: " + preemption + " (a task there ended "
-              + m.outcome().state() + " as it was stopped)");
+        String leavingWhy = leaving.drainReason(from);
+        if (leavingWhy != null && m.outcome().state() != TaskOutcome.State.SUCCEEDED) {
+          // YARN takes its container back or its node leaves: a task that fails there now
+          // most likely failed because its JVM is being stopped; it is lost with the
+          // executor, not counted (it reruns elsewhere, where failures count).
+          executorGone(from, leavingWhy + " (a task there ended " + m.outcome().state()
+              + " as it was leaving)");
           return;
         }
         if (m.outcome().state() == TaskOutcome.State.SUCCEEDED) {

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The driver's view of nodes and containers that leave: nodes being decommissioned (and when
  * they leave), the node each executor runs on, the executors that get no new tasks because
  * their node leaves or YARN takes their container back (draining, with the reason their
- * removal will record), and the {@link NodeStateListener}s told of each change.
+ * removal will record; a task failing there is lost with the executor, not counted), and the {@link NodeStateListener}s told of each change.
  *
  * <p>Threading: owned by the driver's event loop, except {@link #executorNode} and
  * {@link #addListener} (any thread).
@@ -30,8 +30,6 @@ final class LeavingNodes {
   private final Map<String, Long> decommissioning = new LinkedHashMap<>();
   /** Draining executor -> why (recorded when it is removed). */
   private final Map<String, String> draining = new HashMap<>();
-  /** Executors whose containers YARN takes back: a task failure there is a loss. */
-  private final Map<String, String> preempted = new HashMap<>();
 
   void addListener(NodeStateListener listener) {
     listeners.add(listener);
@@ -117,20 +115,9 @@ final class LeavingNodes {
     return draining.get(executorId);
   }
 
-  /** Marks an executor whose container YARN takes back. */
-  void preempted(String executorId, String why) {
-    preempted.put(executorId, why);
-  }
-
-  /** Why YARN takes the executor's container back, or null. */
-  String preemption(String executorId) {
-    return preempted.get(executorId);
-  }
-
   /** Forgets a removed executor. */
   void removed(String executorId) {
     draining.remove(executorId);
-    preempted.remove(executorId);
     nodeOf.remove(executorId);
   }
 }
