@@ -14,7 +14,8 @@ import java.util.Set;
  * no new tasks and their running tasks may finish until YARN stops them.
  *
  * <p>Negotiable contract: YARN wants an amount of resources back and lets the application
- * choose which containers. They are chosen, until the amount is covered (memory and vcores),
+ * choose which containers. They are chosen, until the amount is covered (see
+ * {@link #covered}: memory or vcores, whichever the RM counted),
  * in this order: executors not started yet or idle (the longest idle first), then busy
  * executors whose running tasks started last (the least work lost: the map outputs they
  * finished are served by the node's {@code tide_shuffle} service and stay). Containers in the
@@ -85,8 +86,7 @@ public final class PreemptionChoice {
     }
     free.sort(ORDER);
     for (Candidate c : free) {
-      boolean covered = memory >= wantedMemoryMb && vcores >= wantedVcores;
-      if (covered) {
+      if (covered(memory, vcores, wantedMemoryMb, wantedVcores)) {
         break;
       }
       giveBack.add(c);
@@ -94,5 +94,22 @@ public final class PreemptionChoice {
       vcores += c.vcores();
     }
     return new Decision(List.copyOf(giveBack), List.copyOf(drain));
+  }
+
+  /**
+   * Whether what is given back covers what YARN asks for. The CapacityScheduler asks for a
+   * number of its minimum allocations (128 MB and 1 vcore, say), counted by its resource
+   * calculator on the dominant resource (memory alone by default): 8 x (128 MB, 1 vcore) means
+   * 1024 MB, or 8 vcores where vcores dominate, not both. So covering either is enough; asking
+   * for both would give back every executor of 1 vcore to cover the vcores.
+   */
+  private static boolean covered(long memory, long vcores, long wantedMemoryMb,
+      int wantedVcores) {
+    boolean memoryCovered = memory >= wantedMemoryMb;
+    boolean vcoresCovered = vcores >= wantedVcores;
+    if (wantedMemoryMb <= 0 || wantedVcores <= 0) {
+      return memoryCovered && vcoresCovered;
+    }
+    return memoryCovered || vcoresCovered;
   }
 }

@@ -37,10 +37,32 @@ class PreemptionChoiceTest {
   }
 
   @Test
-  void vcoresWantedAreCoveredToo() {
+  void vcoresAloneAreCoveredWhenNoMemoryIsAskedFor() {
     Decision d = PreemptionChoice.choose(List.of(idle("1", 1), idle("2", 2), idle("3", 3)),
-        Set.of(), 512, 2);
+        Set.of(), 0, 2);
     assertEquals(List.of("1", "2"), ids(d.giveBack()));
+  }
+
+  /**
+   * The CapacityScheduler asks for 8 of its minimum allocations (128 MB, 1 vcore): 1024 MB
+   * counted on memory. One executor of 1024 MB covers it; covering the 8 vcores too would give
+   * back every executor (seen on MiniYARN before this rule: all 6 went).
+   */
+  @Test
+  void anAskInMinimumAllocationsIsCoveredByEitherResource() {
+    List<Candidate> six = List.of(new Candidate("1", "c1", 1024, 1, true, 1, false),
+        new Candidate("2", "c2", 1024, 1, true, 2, false),
+        new Candidate("3", "c3", 1024, 1, false, 3, false),
+        new Candidate("4", "c4", 1024, 1, false, 4, false));
+    assertEquals(List.of("1"), ids(PreemptionChoice.choose(six, Set.of(), 1024, 8).giveBack()));
+    // Vcores dominate: 4 x (256 MB, 2 vcores) asked as 8 x (128 MB, 1 vcore) ...
+    List<Candidate> small = List.of(new Candidate("1", "c1", 256, 2, true, 1, false),
+        new Candidate("2", "c2", 256, 2, true, 2, false),
+        new Candidate("3", "c3", 256, 2, true, 3, false),
+        new Candidate("4", "c4", 256, 2, true, 4, false),
+        new Candidate("5", "c5", 256, 2, true, 5, false));
+    assertEquals(List.of("1", "2", "3", "4"),
+        ids(PreemptionChoice.choose(small, Set.of(), 1024, 8).giveBack()));
   }
 
   @Test
