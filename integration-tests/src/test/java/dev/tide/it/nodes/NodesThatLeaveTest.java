@@ -36,7 +36,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 36 on a MiniYARNCluster (see {@link NodesCluster}: queues a and b, preemption on, the
  * last of 3 NodeManagers labelled): executors asked for with a node label land only on the
- * labelled node; a node being decommissioned gets no new task and its executors leave once idle. The decommissioning runs
+ * labelled node; a second application in a queue under its guarantee makes YARN take resources
+ * back, and Tide gives back idle executors, counts no failure and completes; a node being
+ * decommissioned gets no new task and its executors leave once idle. The decommissioning runs
  * last: its node does not come back.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
@@ -98,6 +100,67 @@ class NodesThatLeaveTest {
     String tagged = NodesCluster.taggedNode(cluster, NODE_MANAGERS);
     assertEquals(List.of(tagged), nodes.values().stream().distinct().toList(),
         "every executor on the node labelled " + NodesCluster.LABEL);
+  }
+
+  /**
+   * Queue a's job holds 6 executors (2 busy, 4 idle) and more than its half; queue b's job
+   * then wants its guarantee: YARN asks a's application for resources back, and Tide gives back
+   * idle executors; no executor failure, both jobs succeed.
+   */
+  @Test
+  @Order(2)
+  void preemptionTakesIdleExecutorsAndCountsNoFailure() throws Exception {
+    Configuration big = jobConf("a");
+    // 1024 MB containers: 6 of them and the AM (6.4 of the 8 GB of the two unlabelled
+    // NodeManagers, 4 GB each in a MiniYARNCluster) hold more than a's half.
+    big.set("tide.executor.memory", "896m");
+    for (String key : List.of("initialExecutors", "minExecutors", "maxExecutors")) {
+      big.set("tide.dynamicAllocation." + key, "6");
+    }
+    AtomicReference<JobRun> first = new AtomicReference<>();
+    CompletableFuture<Void> firstDone = CompletableFuture.runAsync(() -> {
+      try {
+        first.set(Submitter.run(big, System.out, "sleep", "-m", "2", "-r", "1", "-mt", "25000",
+            "-rt", "0"));
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    Await.until(Duration.ofSeconds(60), "queue a's job runs 6 executors", () -> {
+      for (List<EventLine> log : JobRun.runningEventLogs(cluster.fileSystem(), EVENTS)) {
+        if (JobRun.named(log, EventName.EXECUTOR_ADDED).size() >= 6) {
+          return true;
+        }
+      }
+      return false;
+    });
+
+    Configuration small = jobConf("b");
+    // 1152 MB containers: none fits in what a's job leaves free on either node.
+    small.set("tide.executor.memory", "1024m");
+    small.set("tide.dynamicAllocation.initialExecutors", "2");
+    small.set("tide.dynamicAllocation.maxExecutors", "2");
+    JobRun second = Submitter.run(small, System.out, "sleep", "-m", "2", "-r", "1", "-mt",
+        "500", "-rt", "0");
+    firstDone.get(90, TimeUnit.SECONDS);
+
+    assertEquals(0, second.exitCode(), second.output());
+    JobRun run = first.get();
+    assertEquals(0, run.exitCode(), run.output());
+    List<EventLine> events = events(run);
+    System.out.println("Timeline of queue a's job:\n" + EventTimeline.render(events));
+    assertFalse(JobRun.named(events, EventName.PREEMPTION_REQUESTED).isEmpty(),
+        "YARN asked for resources back");
+    List<EventLine> preempted = JobRun.named(events, EventName.EXECUTOR_PREEMPTED);
+    assertTrue(preempted.stream().anyMatch(e -> e.get("how").equals("given back")
+        && e.get("reason").equals("idle")), "an idle executor was given back: " + preempted);
+    assertTrue(preempted.stream().filter(e -> e.get("how").equals("given back"))
+        .allMatch(e -> e.get("reason").startsWith("idle")),
+        "only idle executors given back (4 of 6 were idle): " + preempted);
+    assertEquals(0, JobRun.named(events, EventName.CONTAINER_COMPLETED).stream()
+        .filter(e -> e.get("failure").equals("true")).count(), "no executor failure");
+    assertTrue(JobRun.named(events, EventName.TASK_END).stream()
+        .noneMatch(e -> "FAILED".equals(e.get("result"))), "no task failed");
   }
 
   /**
