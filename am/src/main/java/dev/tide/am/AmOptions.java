@@ -79,6 +79,12 @@ public final class AmOptions {
   public static final ConfigOption<String> AM_NODE_LABEL_EXPRESSION =
       stringOption("tide.am.nodeLabelExpression", "", "YARN node-label expression for the"
           + " ApplicationMaster's container; empty means the queue's default label.");
+  public static final ConfigOption<String> EXECUTOR_NODE_LABEL_EXPRESSION =
+      stringOption("tide.executor.nodeLabelExpression", "", "YARN node-label expression for"
+          + " the executors' containers (e.g. gpu, or a partition of spot nodes); the queue"
+          + " must have access to the label. Empty means the queue's default label. YARN"
+          + " takes no node or rack together with a label, so with one set executors are"
+          + " asked for without locality and tide.yarn.placement does not apply.");
   public static final ConfigOption<String> HISTORY_URL =
       stringOption("tide.history.url", "", "Where the application's tracking link points once"
           + " it has ended (the final tracking URL the ApplicationMaster gives YARN, which"
@@ -133,7 +139,7 @@ public final class AmOptions {
     return List.of(AM_MEMORY_MB, AM_MEMORY_OVERHEAD_MB, AM_CORES, AM_JAVA_OPTS, QUEUE, APP_NAME,
         STAGING_DIR, CONTAINER_CLASSPATH, CONTAINER_JAVA_HOME, CLIENT_POLL_INTERVAL,
         CLIENT_DETACH, AM_MAX_ATTEMPTS, APP_TAGS, APP_PRIORITY, AM_NODE_LABEL_EXPRESSION,
-        PLACEMENT,
+        EXECUTOR_NODE_LABEL_EXPRESSION, PLACEMENT,
         FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT,
         HISTORY_URL);
   }

@@ -331,6 +331,15 @@ public final class ApplicationMaster {
         AppOptions.EXECUTOR_CORES.get(conf) / AppOptions.TASK_CPUS.get(conf));
     RackCache racks = new RackCache(
         h -> RackResolver.resolve(conf, h).getNetworkLocation());
+    String label = AmOptions.EXECUTOR_NODE_LABEL_EXPRESSION.get(conf).trim();
+    if (!label.isEmpty()) {
+      LOG.info("Executors ask for nodes of label expression '{}' ({}); YARN takes no node or"
+          + " rack together with a label, so they are asked for without locality and {} = {}"
+          + " does not apply", label, AmOptions.EXECUTOR_NODE_LABEL_EXPRESSION.key(),
+          AmOptions.PLACEMENT.key(), placement.name().toLowerCase());
+      return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
+          new LocalityPlacement(racks), tasksPerExecutor, racks, label);
+    }
     if (placement == AmOptions.Placement.LOCALITY) {
       return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
           new LocalityPlacement(racks), tasksPerExecutor, racks);

@@ -86,6 +86,10 @@ public final class Driver implements AutoCloseable {
   private final AtomicLong tasksSucceeded = new AtomicLong();
   /** Owned by the event loop (two sets in it are read from any thread). */
   private final ExecutorRegistry executors;
+  /** Nodes being decommissioned, executors that drain, node state listeners. */
+  private final LeavingNodes leaving = new LeavingNodes();
+  /** What each executor does, as of the last change; read by the AM's allocator. */
+  private volatile List<dev.tide.driver.scheduler.ExecutorActivity> activity = List.of();
 
   // Owned by the event loop.
   private JobScheduler scheduler;
@@ -312,6 +316,77 @@ public final class Driver implements AutoCloseable {
    */
   public void executorExited(String executorId, boolean failure, String diagnostics) {
     post(() -> executorGone(executorId, (failure ? "failed: " : "exited: ") + diagnostics));
+  }
+
+  /**
+   * Tells {@code listener} of nodes that leave the cluster ({@link NodeStateListener}); any
+   * thread, before or while the job runs.
+   */
+  public void addNodeStateListener(NodeStateListener listener) {
+    leaving.addListener(listener);
+  }
+
+  /**
+   * The RM's name of the node the cluster side launched {@code executorId} on (the host, or
+   * host:port with {@code yarn.scheduler.include-port-in-node-name}); node events name nodes so.
+   * Any thread.
+   */
+  public void executorNode(String executorId, String node) {
+    leaving.executorNode(executorId, node);
+  }
+
+  /**
+   * Node {@code host} (the RM's node name) is being decommissioned and leaves at
+   * {@code leavesAtMillis} (epoch ms; -1 when YARN set no timeout): its executors get no new
+   * tasks, their running tasks may finish, then they are removed; the
+   * {@link NodeStateListener}s hear of it. Any thread; returns at once.
+   */
+  public void onNodeDecommissioning(String host, long leavesAtMillis) {
+    post(() -> nodeDecommissioning(host, leavesAtMillis));
+  }
+
+  /**
+   * Node {@code host} has gone (decommissioned, lost, unhealthy, shut down): the
+   * {@link NodeStateListener}s hear of it; its executors' ends come from the cluster side as
+   * for any executor. Any thread; returns at once.
+   */
+  public void onNodeLost(String host) {
+    post(() -> {
+      LOG.info("Node {} has left the cluster", host);
+      leaving.lost(host);
+    });
+  }
+
+  /**
+   * Node {@code host} runs again after a decommissioning was cancelled (recommissioned): new
+   * executors there get tasks again. Any thread; returns at once.
+   */
+  public void onNodeRunning(String host) {
+    post(() -> {
+      if (leaving.running(host)) {
+        LOG.info("Node {} is no longer being decommissioned; new executors there get tasks",
+            host);
+      }
+    });
+  }
+
+  /**
+   * YARN takes the container of {@code executorId} back (preemption): it gets no new tasks, a
+   * task that fails there from now on is rerun without counting against
+   * {@code tide.task.maxAttempts} (it failed because its JVM is being stopped), and the
+   * executor is removed once idle. The same holds for the executors of a decommissioning
+   * node. Any thread; returns at once.
+   */
+  public void executorPreempted(String executorId, String why) {
+    post(() -> drain(List.of(executorId), "preempted: " + why));
+  }
+
+  /**
+   * What each registered executor does now (running tasks, the latest one's start), as of the
+   * last change. Any thread; never blocks.
+   */
+  public List<dev.tide.driver.scheduler.ExecutorActivity> executorActivity() {
+    return activity;
   }
 
   /**
@@ -571,6 +646,15 @@ public final class Driver implements AutoCloseable {
           from == null ? "not registered; ignored" : "registered", m.runningTaskIds());
     } else if (message instanceof RpcMessage.TaskStatus m) {
       if (scheduler != null && from != null) {
+        String leavingWhy = leaving.drainReason(from);
+        if (leavingWhy != null && m.outcome().state() != TaskOutcome.State.SUCCEEDED) {
+          // YARN takes its container back or its node leaves: a task that fails there now
+          // most likely failed because its JVM is being stopped; it is lost with the
+          // executor, not counted (it reruns elsewhere, where failures count).
+          executorGone(from, leavingWhy + " (a task there ended " + m.outcome().state()
+              + " as it was leaving)");
+          return;
+        }
         if (m.outcome().state() == TaskOutcome.State.SUCCEEDED) {
           tasksSucceeded.incrementAndGet();
         }
@@ -613,7 +697,44 @@ public final class Driver implements AutoCloseable {
     }
     events.record(EventName.EXECUTOR_ADDED, "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
+    String node = leaving.nodeOf(id, shuffle.getHostString());
+    if (leaving.isDecommissioning(node)) {
+      drain(List.of(id), "node " + node + " decommissioning");
+    }
     afterChange();
+  }
+
+  private void nodeDecommissioning(String node, long leavesAtMillis) {
+    if (!leaving.decommissioning(node, leavesAtMillis)) {
+      return;
+    }
+    List<String> on = leaving.on(node, executors.launchedHosts());
+    LOG.warn("Node {} is being decommissioned ({}): its executors {} get no new tasks; their"
+        + " running tasks may finish", node, leavesAtMillis < 0 ? "no timeout"
+        : "leaves in " + Math.max(0, leavesAtMillis - clock.getAsLong()) / 1000 + " s", on);
+    drain(on, "node " + node + " decommissioning");
+  }
+
+  /** Executors that get no new tasks; each is removed, for {@code why}, once idle. */
+  private void drain(List<String> ids, String why) {
+    List<String> added = leaving.drain(ids, why);
+    if (scheduler != null && !added.isEmpty()) {
+      scheduler.drain(added);
+      removeIdleDraining();
+      afterChange();
+    }
+  }
+
+  /** Draining executors with nothing left to run are removed (their containers released). */
+  private void removeIdleDraining() {
+    if (scheduler == null) {
+      return;
+    }
+    for (String id : scheduler.idleDraining()) {
+      String why = leaving.drainReason(id);
+      LOG.info("Removing executor {}: {}", id, why);
+      removeExecutors(List.of(id), why == null ? "draining" : why);
+    }
   }
 
   private void channelClosed(Channel channel) {
@@ -626,6 +747,7 @@ public final class Driver implements AutoCloseable {
   }
 
   private void executorGone(String id, String reason) {
+    leaving.removed(id);
     if (executors.remove(id)) {
       LOG.info("Executor {} removed: {}", id, reason);
       events.record(EventName.EXECUTOR_REMOVED, "executor", id, "reason", reason);
@@ -648,6 +770,7 @@ public final class Driver implements AutoCloseable {
     if (scheduler.findStragglers()) {
       afterChange(); // their speculative attempts go to free slots now
     }
+    removeIdleDraining();
     if (!streamAllocates()) {
       evaluateBatchPolicy(now);
     }
@@ -739,6 +862,9 @@ public final class Driver implements AutoCloseable {
   }
 
   private void updateStatus() {
+    if (scheduler != null) {
+      activity = List.copyOf(scheduler.executorActivity());
+    }
     if (scheduler == null || (plans.plan() == null && stream == null)) {
       return;
     }

@@ -131,6 +131,13 @@ final class ExecutorRegistry {
     return registered.get(executorId);
   }
 
+  /** Launched executors (not yet gone) and their hosts. */
+  Map<String, String> launchedHosts() {
+    Map<String, String> hosts = new HashMap<>();
+    launched.forEach((id, address) -> hosts.put(id, address.getHostString()));
+    return hosts;
+  }
+
   /** The ids of the executors registered now. */
   Collection<String> registeredIds() {
     return List.copyOf(registered.keySet());

@@ -249,6 +249,86 @@ class DriverTest {
     assertTrue(result.get(WAIT_SECONDS, TimeUnit.SECONDS).succeeded());
   }
 
+  /**
+   * Issue 36: a node being decommissioned gets no new task; the task running there finishes,
+   * then its idle executor is removed, saying why; the node state listeners hear that it leaves
+   * and, later, that it is gone.
+   */
+  @Test
+  void aDecommissioningNodeGetsNoNewTaskAndItsListenersHearWhenItLeaves() throws Exception {
+    Configuration conf = sleepJob("-m", "2", "-r", "1");
+    conf.setInt(AppOptions.EXECUTOR_CORES.key(), 1);
+    Driver driver = driver(conf);
+    List<String> heard = new CopyOnWriteArrayList<>();
+    driver.addNodeStateListener(new NodeStateListener() {
+      @Override
+      public void decommissioning(String host, long leavesAtMillis) {
+        heard.add("decommissioning " + host + " " + leavesAtMillis);
+      }
+
+      @Override
+      public void lost(String host) {
+        heard.add("lost " + host);
+      }
+    });
+    int[] port = new int[1];
+    CompletableFuture<JobResult> result = run(driver, port);
+    ScriptedExecutor leaving = new ScriptedExecutor("1", port[0]);
+    driver.executorNode("1", "nodeA:45454");
+    driver.executorLaunched("1", "nodeA", 7337);
+    TaskDescription first = leaving.next(RpcMessage.LaunchTask.class).task();
+
+    driver.onNodeDecommissioning("nodeA:45454", clock.millis() + 30_000);
+    await(() -> heard.size() == 1, "the listener hears of the decommissioning");
+    assertEquals("decommissioning nodeA:45454 " + (clock.millis() + 30_000), heard.get(0));
+    leaving.report(TaskOutcome.succeeded(first.taskId(), Map.of()));
+    assertEquals("node nodeA:45454 decommissioning",
+        leaving.next(RpcMessage.Shutdown.class).reason());
+    await(() -> killed.contains("1"), "the release of the leaving node's executor");
+    assertEquals(1, events("taskStart").size(), "no new task on the leaving node");
+
+    ScriptedExecutor staying = new ScriptedExecutor("2", port[0]);
+    driver.executorLaunched("2", "nodeB", 7337);
+    for (int i = 0; i < 2; i++) {
+      TaskDescription task = staying.next(RpcMessage.LaunchTask.class).task();
+      staying.report(TaskOutcome.succeeded(task.taskId(), Map.of()));
+    }
+    assertTrue(result.get(WAIT_SECONDS, TimeUnit.SECONDS).succeeded());
+    driver.onNodeLost("nodeA:45454");
+    await(() -> heard.size() == 2, "the listener hears that the node is gone");
+    assertEquals("lost nodeA:45454", heard.get(1));
+  }
+
+  /**
+   * Issue 36: a task that fails on an executor YARN is taking back (its JVM is being stopped)
+   * is lost with it, not failed: with tide.task.maxAttempts = 1 the job still succeeds.
+   */
+  @Test
+  void aTaskFailingOnAPreemptedExecutorRunsAgainWithoutCounting() throws Exception {
+    Configuration conf = sleepJob("-m", "1", "-r", "1");
+    conf.setInt(TideOptions.TASK_MAX_ATTEMPTS.key(), 1);
+    Driver driver = driver(conf);
+    int[] port = new int[1];
+    CompletableFuture<JobResult> result = run(driver, port);
+    ScriptedExecutor preempted = new ScriptedExecutor("1", port[0]);
+    driver.executorLaunched("1", "localhost", 7337);
+    TaskDescription map = preempted.next(RpcMessage.LaunchTask.class).task();
+
+    driver.executorPreempted("1", "container c1 given back to YARN (busy)");
+    preempted.report(TaskOutcome.failed(map.taskId(), "interrupted: the JVM is stopping"));
+    EventLine removed = awaitEvent("executorRemoved");
+    assertTrue(removed.get("reason").startsWith("preempted: container c1 given back"),
+        removed.get("reason"));
+
+    ScriptedExecutor next = new ScriptedExecutor("2", port[0]);
+    driver.executorLaunched("2", "localhost", 7337);
+    for (int i = 0; i < 2; i++) {
+      TaskDescription task = next.next(RpcMessage.LaunchTask.class).task();
+      next.report(TaskOutcome.succeeded(task.taskId(), Map.of()));
+    }
+    assertTrue(result.get(WAIT_SECONDS, TimeUnit.SECONDS).succeeded());
+  }
+
   @Test
   void aTaskFailingEveryAttemptFailsTheJobWithItsMessage() throws Exception {
     Configuration conf = sleepJob("-m", "1");

@@ -221,9 +221,18 @@ public final class AppModel {
         x.removalReason = e.get("reason") == null ? "idle" : e.get("reason");
         decisions.add(new Decision(t, "remove executor " + e.get("executor"), x.removalReason));
       }
-      case EXECUTOR_REMOVED -> {
+      case EXECUTOR_PREEMPTED -> {
         Executor x = executor(e.get("executor"));
         if (!x.state.equals("failed")) {
+          x.state = "preempted";
+        }
+        x.removalReason = "preempted (" + e.get("how") + "): " + e.get("reason");
+        decisions.add(new Decision(t, "executor " + e.get("executor") + " preempted",
+            e.get("how") + ": " + e.get("reason")));
+      }
+      case EXECUTOR_REMOVED -> {
+        Executor x = executor(e.get("executor"));
+        if (!x.state.equals("failed") && !x.state.equals("preempted")) {
           x.state = "ended";
         }
         x.endMillis = t;
@@ -240,7 +249,7 @@ public final class AppModel {
         if ("true".equals(e.get("failure"))) {
           x.state = "failed";
           executorFailures++;
-        } else if (!x.state.equals("failed")) {
+        } else if (!x.state.equals("failed") && !x.state.equals("preempted")) {
           x.state = "ended";
         }
         if (x.endMillis < 0) {

@@ -36,7 +36,7 @@ final class ExecutorsTable {
       number("failed", "failed", x -> x.tasksFailed),
       number("shuffle", "shuffle written", x -> x.shuffleWrittenBytes));
   private static final List<String> STATES =
-      List.of("launched", "running", "pending-to-remove", "ended", "failed");
+      List.of("launched", "running", "pending-to-remove", "ended", "preempted", "failed");
 
   private ExecutorsTable() {}
 

@@ -42,6 +42,8 @@ public final class ContainerRequestReconciler implements ExecutorRequests {
   private final ContainerPlacement placement;
   private final int tasksPerExecutor;
   private final Function<String, String> rackOf;
+  /** The node-label expression of every request, or null for the queue's default label. */
+  private final String nodeLabelExpression;
 
   /** Requests for any host, no placement (tests of the counting alone). */
   public ContainerRequestReconciler(AMRMClient<ContainerRequest> amrmClient,
@@ -57,6 +59,20 @@ public final class ContainerRequestReconciler implements ExecutorRequests {
   public ContainerRequestReconciler(AMRMClient<ContainerRequest> amrmClient,
       Resource executorResource, Priority priority, ContainerPlacement placement,
       int tasksPerExecutor, Function<String, String> rackOf) {
+    this(amrmClient, executorResource, priority, placement, tasksPerExecutor, rackOf, "");
+  }
+
+  /**
+   * @param nodeLabelExpression YARN node-label expression of every request
+   *     ({@code tide.executor.nodeLabelExpression}); empty for the queue's default label. YARN
+   *     takes no node or rack together with a label: with one, every request is for any node
+   *     of the label and locality hints are not used.
+   */
+  public ContainerRequestReconciler(AMRMClient<ContainerRequest> amrmClient,
+      Resource executorResource, Priority priority, ContainerPlacement placement,
+      int tasksPerExecutor, Function<String, String> rackOf, String nodeLabelExpression) {
+    this.nodeLabelExpression = nodeLabelExpression == null || nodeLabelExpression.isBlank()
+        ? null : nodeLabelExpression.trim();
     this.amrmClient = amrmClient;
     this.executorResource = executorResource;
     this.priority = priority;
@@ -87,6 +103,10 @@ public final class ContainerRequestReconciler implements ExecutorRequests {
 
   @Override
   public RequestDelta reconcile(Demand demand) {
+    if (nodeLabelExpression != null) {
+      demand = new Demand(demand.targetExecutors(), demand.running(), demand.starting(), 0,
+          Map.of(), demand.containersPerHost());
+    }
     int cancelled = 0;
     for (ContainerRequest request : allRequests()) {
       List<String> hosts = hostsOf(request);
@@ -175,8 +195,9 @@ public final class ContainerRequestReconciler implements ExecutorRequests {
   }
 
   private ContainerRequest request(List<String> hosts) {
-    if (hosts.isEmpty()) {
-      return new ContainerRequest(executorResource, null, null, priority, true);
+    if (nodeLabelExpression != null || hosts.isEmpty()) {
+      return new ContainerRequest(executorResource, null, null, priority, true,
+          nodeLabelExpression);
     }
     Set<String> racks = new LinkedHashSet<>();
     for (String host : hosts) {

@@ -2,6 +2,8 @@ package dev.tide.am.yarn;
 
 import dev.tide.driver.Driver;
 import dev.tide.driver.events.EventName;
+import dev.tide.driver.scheduler.ExecutorActivity;
+import java.util.List;
 
 /**
  * What the YARN allocator tells the driver: executors launched and exited, a fatal cluster-side
@@ -51,9 +53,65 @@ public interface DriverCallbacks {
    */
   long tasksSucceeded();
 
+  /** The RM's name of the node an executor was launched on (node events name nodes so). */
+  default void executorNode(String executorId, String node) {}
+
+  /**
+   * The RM reports {@code node} decommissioning; it leaves at {@code leavesAtMillis} (epoch ms,
+   * -1 when no timeout was given). See {@link Driver#onNodeDecommissioning}.
+   */
+  default void nodeDecommissioning(String node, long leavesAtMillis) {}
+
+  /** The RM reports {@code node} gone (decommissioned, lost, unhealthy, shut down). */
+  default void nodeLost(String node) {}
+
+  /** The RM reports {@code node} running again after a decommissioning. */
+  default void nodeRunning(String node) {}
+
+  /**
+   * YARN takes the executor's container back (it was named in a preemption message, or the AM
+   * gives it back for one): see {@link Driver#executorPreempted}.
+   */
+  default void executorPreempted(String executorId, String why) {}
+
+  /** What each executor does now (for the choice of containers to give back); never blocks. */
+  default List<ExecutorActivity> executorActivity() {
+    return List.of();
+  }
+
   /** Adapts a real driver. */
   static DriverCallbacks of(Driver driver) {
     return new DriverCallbacks() {
+      @Override
+      public void executorNode(String executorId, String node) {
+        driver.executorNode(executorId, node);
+      }
+
+      @Override
+      public void nodeDecommissioning(String node, long leavesAtMillis) {
+        driver.onNodeDecommissioning(node, leavesAtMillis);
+      }
+
+      @Override
+      public void nodeLost(String node) {
+        driver.onNodeLost(node);
+      }
+
+      @Override
+      public void nodeRunning(String node) {
+        driver.onNodeRunning(node);
+      }
+
+      @Override
+      public void executorPreempted(String executorId, String why) {
+        driver.executorPreempted(executorId, why);
+      }
+
+      @Override
+      public List<ExecutorActivity> executorActivity() {
+        return driver.executorActivity();
+      }
+
       @Override
       public boolean isExecutorRegistered(String executorId) {
         return driver.isExecutorRegistered(executorId);

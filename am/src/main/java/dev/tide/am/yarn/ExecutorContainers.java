@@ -173,6 +173,11 @@ final class ExecutorContainers {
     return held;
   }
 
+  /** Every executor whose container has not completed (releasing ones too), as a copy. */
+  List<Executor> all() {
+    return new ArrayList<>(byContainer.values());
+  }
+
   /** Starting and running executors per node, under both node name and host. */
   Map<String, Integer> perNode() {
     Map<String, Integer> perNode = new HashMap<>();

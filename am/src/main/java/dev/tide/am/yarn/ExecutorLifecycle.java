@@ -16,9 +16,11 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -80,11 +82,15 @@ final class ExecutorLifecycle {
   private final Runnable wake;
   /** Aborts the application (once) with these diagnostics. */
   private final Consumer<String> abort;
+  /** Nodes that leave (decommissioning or gone): a container granted there is released. */
+  private final Predicate<NodeId> nodeLeaving;
 
   ExecutorLifecycle(Settings settings, ExecutorRequests requests,
       ContainerOutcomeClassifier classifier, ExecutorContainers containers,
       NodeExclusions exclusions, DriverCallbacks driver, ExecutorLauncher launcher,
-      Consumer<Runnable> post, Runnable wake, Consumer<String> abort) {
+      Consumer<Runnable> post, Runnable wake, Consumer<String> abort,
+      Predicate<NodeId> nodeLeaving) {
+    this.nodeLeaving = nodeLeaving;
     this.settings = settings;
     this.requests = requests;
     this.classifier = classifier;
@@ -112,14 +118,24 @@ final class ExecutorLifecycle {
     for (Container surplus : assignment.surplus()) {
       containers.release(surplus, "surplus: target " + targetExecutors + " already met");
     }
+    int launched = 0;
     for (Container container : assignment.toLaunch()) {
+      if (nodeLeaving.test(container.getNodeId())) {
+        // Its request was removed with the assignment: the next round asks again, elsewhere.
+        LOG.info("Releasing container {} granted on node {}, which is leaving the cluster",
+            container.getId(), nodeName(container));
+        containers.release(container, "node " + nodeName(container) + " is leaving");
+        wake.run();
+        continue;
+      }
+      launched++;
       Executor executor = containers.add(container);
       executor.allocatedAtMillis = allocatedAt;
       LOG.debug("Launching executor {} in container {} on {}", executor.id, container.getId(),
           container.getNodeId());
       launcher.launch(executor.id, container, result -> post.accept(() -> launchDone(result)));
     }
-    return assignment.toLaunch().size();
+    return launched;
   }
 
   private void launchDone(LaunchResult result) {
@@ -137,6 +153,7 @@ final class ExecutorLifecycle {
           executor.container.getId().toString(), "host", executor.host(), "shufflePort",
           launched.shufflePort(), "node", nodeName(executor.container),
           "nodeHttp", executor.container.getNodeHttpAddress());
+      driver.executorNode(executor.id, nodeName(executor.container));
       driver.executorLaunched(executor.id, executor.host(), launched.shufflePort(),
           executor.launchedAtMillis - executor.allocatedAtMillis);
     } else if (result instanceof LaunchFailed failed) {
@@ -207,6 +224,13 @@ final class ExecutorLifecycle {
       }
       if (!completion.released()) {
         lost++;
+        if (status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+          LOG.info("Executor {} in container {} on {} was preempted by YARN; not a failure, its"
+              + " tasks run again elsewhere", executorId, id, executor.host());
+          driver.logEvent(EventName.EXECUTOR_PREEMPTED, "executor", executorId, "container",
+              id.toString(), "host", executor.host(), "how", "stopped by YARN", "reason",
+              outcome.diagnostics());
+        }
       }
       if (outcome.failure()) {
         LOG.warn("Executor {} in container {} on {} ended: {}", executorId, id, executor.host(),

@@ -97,6 +97,8 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   // Everything below is owned by the allocator thread (or written before it starts).
   private DriverCallbacks driver;
   private ExecutorLifecycle lifecycle;
+  private NodeUpdates nodeUpdates;
+  private PreemptionResponder preemption;
   private Supplier<Float> progress;
   private int targetExecutors;
   private int loggedTarget;
@@ -153,8 +155,11 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   void bind(DriverCallbacks driver, ExecutorLauncher launcher, Supplier<Float> progress) {
     this.driver = driver;
     this.progress = progress;
+    this.nodeUpdates = new NodeUpdates(settings::nodeName, settings.clockMillis(), driver);
+    this.preemption = new PreemptionResponder(containers, driver);
     this.lifecycle = new ExecutorLifecycle(settings.lifecycle(), requests, classifier, containers,
-        exclusions, driver, launcher, mailbox::add, cadence::wake, this::abortOnce);
+        exclusions, driver, launcher, mailbox::add, cadence::wake, this::abortOnce,
+        nodeUpdates::isLeaving);
   }
 
   @Override
@@ -318,7 +323,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     }
     RequestDelta delta = requests.reconcile(new Demand(targetExecutors,
         containers.count(State.RUNNING), containers.count(State.STARTING), localityAwareTasks,
-        hostToLocalTaskCount, containers.perNode()));
+        hintsOffLeavingNodes(), containers.perNode()));
     if (delta.requested() > 0) {
       cadence.requestsAdded();
     } else if (delta.changed()) {
@@ -327,14 +332,30 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     AllocateResponse response = heartbeat.allocate(progress);
     int launched = 0;
     if (response != null) {
+      nodeUpdates.apply(response.getUpdatedNodes());
       launched = lifecycle.allocated(response.getAllocatedContainers(), targetExecutors);
       int lost = lifecycle.completed(response.getCompletedContainersStatuses());
+      preemption.respond(response.getPreemptionMessage());
       if (lost > 0 && containers.live() + requests.pendingRequests() < targetExecutors) {
         // Ask for their replacements now, not after an interval that may have backed off.
         cadence.wake();
       }
     }
     logRound(delta, launched);
+  }
+
+  /**
+   * The driver's locality hints without the nodes that leave: no executor is asked for there,
+   * and requests already made there no longer match the hints, so they are cancelled.
+   */
+  private Map<String, Integer> hintsOffLeavingNodes() {
+    java.util.Set<String> leavingNodes = nodeUpdates.leavingNodes();
+    if (leavingNodes.isEmpty()) {
+      return hostToLocalTaskCount;
+    }
+    Map<String, Integer> hints = new java.util.HashMap<>(hostToLocalTaskCount);
+    hints.keySet().removeAll(leavingNodes);
+    return hints;
   }
 
   private void logRound(RequestDelta delta, int launched) {

@@ -64,6 +64,32 @@ class ContainerRequestReconcilerTest {
     assertEquals(7, reconciler.pendingRequests());
   }
 
+  /**
+   * Issue 36: with tide.executor.nodeLabelExpression every request carries the label and names
+   * no node nor rack (YARN refuses both together), also when the driver hints at hosts; the
+   * requests are stable from round to round.
+   */
+  @Test
+  void withANodeLabelEveryRequestCarriesItAndNamesNoHost() {
+    reconciler = new ContainerRequestReconciler(amrm, EXECUTOR, TestContainers.PRIORITY,
+        new LocalityPlacement(), 1, new RackCache(h -> "/rack1"), "gpu");
+    assertEquals(new RequestDelta(3, 0), reconciler.reconcile(3, 0, 0,
+        Map.of("host1", 2, "host2", 1)));
+    assertEquals(new RequestDelta(0, 0), reconciler.reconcile(3, 0, 0,
+        Map.of("host1", 2, "host2", 1)));
+    int requests = 0;
+    for (var matching : amrm.getMatchingRequests(TestContainers.PRIORITY, ResourceRequest.ANY,
+        EXECUTOR)) {
+      for (ContainerRequest request : matching) {
+        assertEquals("gpu", request.getNodeLabelExpression());
+        assertTrue(request.getNodes() == null || request.getNodes().isEmpty());
+        assertTrue(request.getRacks() == null || request.getRacks().isEmpty());
+        requests++;
+      }
+    }
+    assertEquals(3, requests);
+  }
+
   @Test
   void targetDownCancelsPendingRequests() {
     reconciler.reconcile(8, 0, 0, Map.of());

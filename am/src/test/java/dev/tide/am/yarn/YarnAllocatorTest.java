@@ -9,6 +9,7 @@ import dev.tide.am.allocation.MaxExecutorFailures;
 import dev.tide.am.allocation.RackCache;
 import dev.tide.app.AppSecret;
 import dev.tide.driver.events.EventName;
+import dev.tide.driver.scheduler.ExecutorActivity;
 import dev.tide.testing.Await;
 import dev.tide.time.ManualClock;
 import java.io.IOException;
@@ -37,8 +38,13 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.PreemptionContainer;
+import org.apache.hadoop.yarn.api.records.PreemptionContract;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
+import org.apache.hadoop.yarn.api.records.PreemptionResourceRequest;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.StrictPreemptionContract;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.InvalidContainerRequestException;
 import org.apache.hadoop.yarn.client.api.impl.AMRMClientImpl;
@@ -71,6 +77,8 @@ class YarnAllocatorTest {
     final List<NodeReport> toUpdateNodes = Collections.synchronizedList(new ArrayList<>());
     /** The cluster size each response reports. */
     volatile int clusterNodes = 1;
+    /** The preemption message every response carries from now on (null: none). */
+    volatile PreemptionMessage preemption;
     volatile int pendingAtLastHeartbeat;
     volatile int heartbeats;
     volatile float lastProgress;
@@ -125,7 +133,7 @@ class YarnAllocatorTest {
       }
       heartbeats++;
       return AllocateResponse.newInstance(heartbeats, completed, allocated, updatedNodes,
-          Resource.newInstance(8192, 8), null, clusterNodes, null, List.of());
+          Resource.newInstance(8192, 8), null, clusterNodes, preemption, List.of());
     }
 
     @Override
@@ -186,6 +194,35 @@ class YarnAllocatorTest {
     volatile boolean failLaunched;
     /** Tasks succeeded so far, as the driver would count them. */
     volatile long tasksSucceeded;
+    /** Node changes and preempted executors the allocator reported, in order. */
+    final List<String> nodesAndPreemptions = new CopyOnWriteArrayList<>();
+    /** What the driver says its executors do. */
+    volatile List<ExecutorActivity> activity = List.of();
+
+    @Override
+    public void nodeDecommissioning(String node, long leavesAtMillis) {
+      nodesAndPreemptions.add("decommissioning " + node + " " + leavesAtMillis);
+    }
+
+    @Override
+    public void nodeLost(String node) {
+      nodesAndPreemptions.add("lost " + node);
+    }
+
+    @Override
+    public void nodeRunning(String node) {
+      nodesAndPreemptions.add("running " + node);
+    }
+
+    @Override
+    public void executorPreempted(String executorId, String why) {
+      nodesAndPreemptions.add("preempted " + executorId);
+    }
+
+    @Override
+    public List<ExecutorActivity> executorActivity() {
+      return activity;
+    }
 
     @Override
     public long tasksSucceeded() {
@@ -1052,6 +1089,129 @@ class YarnAllocatorTest {
 
   private static List<ContainerId> ids(List<Container> containers) {
     return containers.stream().map(Container::getId).toList();
+  }
+
+  /** A node report of {@code host} in {@code state}, with a decommissioning timeout. */
+  private static NodeReport nodeReport(String host, NodeState state, Integer timeoutSeconds) {
+    NodeReport report = NodeReport.newInstance(NodeId.newInstance(host, 45454), state,
+        host + ":8042", "/rack1", Resource.newInstance(0, 0), Resource.newInstance(8192, 8), 0,
+        "", 0L);
+    report.setDecommissioningTimeout(timeoutSeconds);
+    return report;
+  }
+
+  /**
+   * Issue 36: a node the RM reports DECOMMISSIONING gets no new executor (a container granted
+   * there is released and asked for again, locality hints for it are dropped), the driver hears
+   * when it leaves; DECOMMISSIONED then tells the driver it is gone; each change is logged once.
+   */
+  @Test
+  void aDecommissioningNodeGetsNoNewExecutorAndTheDriverHearsWhenItLeaves() {
+    bind(3, 0, Duration.ZERO);
+    launchTwo("node1", "node2");
+    clock.advanceMillis(1_000);
+    long now = clock.millis();
+    amrm.toUpdateNodes.add(nodeReport("node2", NodeState.DECOMMISSIONING, 60));
+    nextHeartbeat();
+    assertEquals(List.of("decommissioning node2 " + (now + 60_000)), driver.nodesAndPreemptions);
+    assertEquals(1, driver.events.stream()
+        .filter(e -> e.startsWith("nodeDecommissioning node node2 ")).count());
+
+    allocator.requestTotalExecutors(3, 2, Map.of("node2", 2));
+    step();
+    assertEquals(0, amrm.pendingOn("node2"), "no request names the leaving node");
+    assertEquals(1, amrm.pendingAtLastHeartbeat);
+    Container onLeaving = containers.container("node2", EXECUTOR);
+    amrm.toAllocate.add(onLeaving);
+    nextHeartbeat();
+    assertTrue(amrm.released.contains(onLeaving.getId()), "granted there, released");
+    assertEquals(2, driver.launched.size(), driver.launched::toString);
+    nextHeartbeat();
+    assertEquals(1, amrm.pendingAtLastHeartbeat, "asked again, elsewhere");
+
+    amrm.toUpdateNodes.add(nodeReport("node2", NodeState.DECOMMISSIONING, 60));
+    amrm.toUpdateNodes.add(nodeReport("node2", NodeState.DECOMMISSIONED, null));
+    nextHeartbeat();
+    assertEquals(List.of("decommissioning node2 " + (now + 60_000), "lost node2"),
+        driver.nodesAndPreemptions, "each change once");
+    assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("nodeLost node node2 ")
+        && e.contains("DECOMMISSIONED")), driver.events::toString);
+  }
+
+  @Test
+  void lostAndUnhealthyNodesAreGoneAndARecommissionedNodeRunsAgain() {
+    bind(3, 0, Duration.ZERO);
+    amrm.toUpdateNodes.add(nodeReport("node1", NodeState.LOST, null));
+    amrm.toUpdateNodes.add(nodeReport("node3", NodeState.UNHEALTHY, null));
+    amrm.toUpdateNodes.add(nodeReport("node2", NodeState.DECOMMISSIONING, null));
+    step();
+    amrm.toUpdateNodes.add(nodeReport("node2", NodeState.RUNNING, null));
+    nextHeartbeat();
+    assertEquals(List.of("lost node1", "lost node3", "decommissioning node2 -1",
+        "running node2"), driver.nodesAndPreemptions);
+  }
+
+  /**
+   * Issue 36: under a negotiable preemption contract the AM gives back what YARN wants, idle
+   * executors first, then those whose tasks started last; the released containers are no
+   * failures; an unchanged message is not answered twice.
+   */
+  @Test
+  void preemptionGivesBackIdleExecutorsFirstAndCountsNoFailure() {
+    bind(1, 1, Duration.ZERO);
+    allocator.requestTotalExecutors(3, 0, Map.of());
+    step();
+    amrm.toAllocate.addAll(List.of(containers.container("node1", EXECUTOR),
+        containers.container("node2", EXECUTOR), containers.container("node1", EXECUTOR)));
+    nextHeartbeat();
+    assertEquals(3, driver.launched.size());
+    driver.activity = List.of(new ExecutorActivity("1", 1, 500, 0),
+        new ExecutorActivity("2", 0, 0, 300), new ExecutorActivity("3", 1, 900, 0));
+    ResourceRequest wanted = ResourceRequest.newInstance(TestContainers.PRIORITY,
+        ResourceRequest.ANY, EXECUTOR, 2);
+    amrm.preemption = PreemptionMessage.newInstance(null, PreemptionContract.newInstance(
+        List.of(PreemptionResourceRequest.newInstance(wanted)),
+        Set.of(PreemptionContainer.newInstance(started.get(0)))));
+    nextHeartbeat();
+    assertEquals(Set.of(started.get(1), started.get(2)), Set.copyOf(amrm.released),
+        "the idle executor 2, then executor 3, whose task started last");
+    assertEquals(List.of("preempted 2", "preempted 3"), driver.nodesAndPreemptions);
+    nextHeartbeat();
+    assertEquals(2, amrm.released.size(), "the same message is not answered twice");
+
+    amrm.preemption = null;
+    amrm.toComplete.addAll(List.of(TestContainers.released(launched(1)),
+        TestContainers.released(launched(2))));
+    nextHeartbeat();
+    assertEquals(List.of(), driver.aborts);
+    assertTrue(driver.exited.stream().noneMatch(e -> e.contains(" failed: ")),
+        driver.exited::toString);
+    assertEquals(2, driver.events.stream().filter(e -> e.startsWith("executorPreempted ")
+        && e.contains("given back")).count(), driver.events::toString);
+  }
+
+  @Test
+  void strictContractBusyExecutorsDrainIdleOnesAreGivenBack() {
+    bind(1, 1, Duration.ZERO);
+    launchTwo("node1", "node2");
+    driver.activity = List.of(new ExecutorActivity("1", 2, 500, 0),
+        new ExecutorActivity("2", 0, 0, 300));
+    amrm.preemption = PreemptionMessage.newInstance(StrictPreemptionContract.newInstance(
+        Set.of(PreemptionContainer.newInstance(started.get(0)),
+            PreemptionContainer.newInstance(started.get(1)))), null);
+    nextHeartbeat();
+    assertEquals(Set.of(started.get(1)), Set.copyOf(amrm.released));
+    assertEquals(Set.of("preempted 1", "preempted 2"), Set.copyOf(driver.nodesAndPreemptions));
+    assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("executorPreempted executor 1")
+        && e.contains("draining")), driver.events::toString);
+
+    amrm.preemption = null;
+    amrm.toComplete.add(TestContainers.completed(launched(0), ContainerExitStatus.PREEMPTED,
+        ""));
+    nextHeartbeat();
+    assertEquals(List.of(), driver.aborts);
+    assertTrue(driver.events.stream().anyMatch(e -> e.startsWith("executorPreempted executor 1")
+        && e.contains("stopped by YARN")), driver.events::toString);
   }
 
   /** Target 2, two containers on these hosts granted and their executors launched. */

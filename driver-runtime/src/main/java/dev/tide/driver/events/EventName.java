@@ -47,7 +47,12 @@ public enum EventName {
   BATCH_SUBMITTED("batchSubmitted"),
   BATCH_STARTED("batchStarted"),
   BATCH_COMPLETED("batchCompleted"),
-  STREAMING_ALLOCATION("streamingAllocation");
+  STREAMING_ALLOCATION("streamingAllocation"),
+  NODE_DECOMMISSIONING("nodeDecommissioning"),
+  NODE_LOST("nodeLost"),
+  NODE_RUNNING("nodeRunning"),
+  PREEMPTION_REQUESTED("preemptionRequested"),
+  EXECUTOR_PREEMPTED("executorPreempted");
 
   private static final Map<String, EventName> BY_WIRE_NAME = Arrays.stream(values())
       .collect(Collectors.toUnmodifiableMap(EventName::wireName, Function.identity()));

@@ -30,6 +30,7 @@ public final class EventTimeline {
     int peak = 0;
     int added = 0;
     int failed = 0;
+    int preempted = 0;
     int lostOutputs = 0;
     long lastTarget = -1;
     Set<String> live = new HashSet<>();
@@ -81,6 +82,19 @@ public final class EventTimeline {
         }
         case NODE_EXCLUDED, NODE_EXCLUSION_LIFTED, NODE_EXCLUSION_ENDED ->
             e.event() + " " + e.get("node");
+        case NODE_DECOMMISSIONING -> "node " + e.get("node") + " decommissioning"
+            + (e.getLong("timeoutSeconds") < 0 ? " (no timeout)"
+                : " (leaves in " + e.get("timeoutSeconds") + " s)") + ": no new work there";
+        case NODE_LOST -> "node " + e.get("node") + " gone (" + e.get("state") + ")";
+        case NODE_RUNNING -> "node " + e.get("node") + " runs again";
+        case PREEMPTION_REQUESTED -> "YARN asks for resources back (preemption): "
+            + e.get("memoryMb") + " MB, " + e.get("vcores") + " vcores; strict "
+            + e.get("strictContainers");
+        case EXECUTOR_PREEMPTED -> {
+          preempted++;
+          yield "executor " + e.get("executor") + " preempted (" + e.get("how") + "): "
+              + e.get("reason");
+        }
         case MAP_OUTPUT_LOST -> {
           lostOutputs++;
           yield "map output " + e.get("map") + " of stage " + e.get("stage") + " on "
@@ -123,8 +137,8 @@ public final class EventTimeline {
               + " here, without jobEnd (the application still runs, or its ApplicationMaster"
               + " died)"));
     }
-    text.append(String.format("executors: %d added, peak %d running, %d failed; map outputs"
-        + " lost: %d%n", added, peak, failed, lostOutputs));
+    text.append(String.format("executors: %d added, peak %d running, %d failed, %d preempted;"
+        + " map outputs lost: %d%n", added, peak, failed, preempted, lostOutputs));
     return text.toString();
   }
 }

@@ -157,6 +157,24 @@ public final class JobScheduler implements SchedulerView {
     tasks.markPendingRemoval(executorIds);
   }
 
+  /**
+   * Marks executors whose node leaves (decommissioning) or whose container YARN takes back
+   * (preemption): no new tasks; their running tasks may finish.
+   */
+  public void drain(Collection<String> executorIds) {
+    tasks.drain(executorIds);
+  }
+
+  /** Draining executors with no task running and not yet marked for removal. */
+  public List<String> idleDraining() {
+    return tasks.idleDraining();
+  }
+
+  /** What each executor does now: running tasks, the last one's start, idle since. */
+  public List<ExecutorActivity> executorActivity() {
+    return tasks.activity();
+  }
+
   /** True while the executor is known and marked for removal. */
   public boolean isPendingRemoval(String executorId) {
     return tasks.isPendingRemoval(executorId);

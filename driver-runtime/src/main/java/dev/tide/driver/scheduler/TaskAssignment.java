@@ -77,6 +77,11 @@ final class TaskAssignment {
     boolean pendingRemoval;
     /** It reported running out of heap and exits to be replaced: no new tasks. */
     boolean exiting;
+    /**
+     * Its node is leaving (decommissioning) or YARN takes its container back (preemption): no
+     * new tasks; its running tasks may finish.
+     */
+    boolean draining;
     long idleSinceMillis;
 
     ExecutorSlots(String id, String host, int shufflePort, long now) {
@@ -221,6 +226,44 @@ final class TaskAssignment {
     }
   }
 
+  /**
+   * Marks executors whose node leaves or whose container YARN takes back: they get no new
+   * tasks, their running tasks may finish.
+   */
+  void drain(Collection<String> executorIds) {
+    for (String id : executorIds) {
+      ExecutorSlots e = executors.get(id);
+      if (e != null) {
+        e.draining = true;
+      }
+    }
+  }
+
+  /** Draining executors with no task left running and not yet marked for removal. */
+  List<String> idleDraining() {
+    List<String> idle = new ArrayList<>();
+    for (ExecutorSlots e : executors.values()) {
+      if (e.draining && e.busy == 0 && !e.pendingRemoval) {
+        idle.add(e.id);
+      }
+    }
+    return idle;
+  }
+
+  /** What each executor does now (for the AM's choice of containers to give back). */
+  List<ExecutorActivity> activity() {
+    Map<String, Long> lastStart = new HashMap<>();
+    for (Running r : running.values()) {
+      lastStart.merge(r.executorId(), r.startMillis(), Math::max);
+    }
+    List<ExecutorActivity> activity = new ArrayList<>(executors.size());
+    for (ExecutorSlots e : executors.values()) {
+      activity.add(new ExecutorActivity(e.id, e.busy, lastStart.getOrDefault(e.id, 0L),
+          e.idleSinceMillis));
+    }
+    return activity;
+  }
+
   /** True while the executor is known and marked for removal. */
   boolean isPendingRemoval(String executorId) {
     ExecutorSlots e = executors.get(executorId);
@@ -234,7 +277,7 @@ final class TaskAssignment {
     while (progress) {
       progress = false;
       for (ExecutorSlots e : executors.values()) {
-        if (e.pendingRemoval || e.exiting || e.busy >= slotsPerExecutor) {
+        if (e.pendingRemoval || e.exiting || e.draining || e.busy >= slotsPerExecutor) {
           continue;
         }
         Optional<TaskDescription> task = nextTaskFor(e);
@@ -352,7 +395,7 @@ final class TaskAssignment {
   /** Whether a usable executor on a host other than {@code host} has a free slot. */
   private boolean freeSlotOffHost(String host) {
     for (ExecutorSlots x : executors.values()) {
-      if (!x.host.equals(host) && !x.pendingRemoval && !x.exiting
+      if (!x.host.equals(host) && !x.pendingRemoval && !x.exiting && !x.draining
           && x.busy < slotsPerExecutor) {
         return true;
       }
@@ -368,7 +411,7 @@ final class TaskAssignment {
     }
     String holder = cachedBlocks.holder(data.name(), index);
     ExecutorSlots e = holder == null ? null : executors.get(holder);
-    return e == null || e.pendingRemoval || e.exiting ? null : holder;
+    return e == null || e.pendingRemoval || e.exiting || e.draining ? null : holder;
   }
 
   /** Queues the task again, unless another attempt of it (a speculative one) still runs. */
@@ -474,7 +517,7 @@ final class TaskAssignment {
   List<IdleExecutor> idleExecutors() {
     List<IdleExecutor> idle = new ArrayList<>();
     for (ExecutorSlots e : executors.values()) {
-      if (e.busy == 0 && !e.pendingRemoval && !e.exiting) {
+      if (e.busy == 0 && !e.pendingRemoval && !e.exiting && !e.draining) {
         idle.add(new IdleExecutor(e.id, e.idleSinceMillis, cachedBlocks.holdsAny(e.id)));
       }
     }
@@ -485,7 +528,7 @@ final class TaskAssignment {
   int activeExecutors() {
     int n = 0;
     for (ExecutorSlots e : executors.values()) {
-      if (!e.pendingRemoval && !e.exiting) {
+      if (!e.pendingRemoval && !e.exiting && !e.draining) {
         n++;
       }
     }

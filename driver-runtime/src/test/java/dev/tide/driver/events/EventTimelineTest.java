@@ -46,7 +46,7 @@ class EventTimelineTest {
         "      7.0s  container c2 of executor 2 failed (exit 137): killed",
         "      7.0s  executor 2 gone: failed: killed (1 running)",
         "      8.0s  job succeeded: stream stopped after 3 batches",
-        "executors: 2 added, peak 2 running, 1 failed; map outputs lost: 0", ""),
+        "executors: 2 added, peak 2 running, 1 failed, 0 preempted; map outputs lost: 0", ""),
         EventTimeline.render(events));
   }
 
@@ -58,7 +58,29 @@ class EventTimelineTest {
     assertEquals(String.join("\n",
         "      0.0s  job sleep started (application_1_0002)",
         "      1.5s  job killed: application application_1_0002 was killed",
-        "executors: 0 added, peak 0 running, 0 failed; map outputs lost: 0", ""),
+        "executors: 0 added, peak 0 running, 0 failed, 0 preempted; map outputs lost: 0", ""),
+        EventTimeline.render(events));
+  }
+
+  @Test
+  void saysWhichNodesLeaveAndWhichExecutorsArePreempted() {
+    at(1_000, "jobStart", "app", "application_1_0003", "job", "wordcount");
+    at(2_000, "nodeDecommissioning", "node", "nm2", "host", "nm2", "timeoutSeconds", 30,
+        "leavesAt", 32_000);
+    at(3_000, "preemptionRequested", "strictContainers", "[]", "negotiableContainers", "[c3]",
+        "memoryMb", 768, "vcores", 1);
+    at(3_000, "executorPreempted", "executor", "4", "container", "c4", "host", "nm1", "how",
+        "given back", "reason", "idle");
+    at(4_000, "nodeLost", "node", "nm2", "host", "nm2", "state", "DECOMMISSIONED");
+    at(5_000, "jobEnd", "succeeded", true, "diagnostics", "done");
+    assertEquals(String.join("\n",
+        "      0.0s  job wordcount started (application_1_0003)",
+        "      1.0s  node nm2 decommissioning (leaves in 30 s): no new work there",
+        "      2.0s  YARN asks for resources back (preemption): 768 MB, 1 vcores; strict []",
+        "      2.0s  executor 4 preempted (given back): idle",
+        "      3.0s  node nm2 gone (DECOMMISSIONED)",
+        "      4.0s  job succeeded: done",
+        "executors: 0 added, peak 0 running, 0 failed, 1 preempted; map outputs lost: 0", ""),
         EventTimeline.render(events));
   }
 }
