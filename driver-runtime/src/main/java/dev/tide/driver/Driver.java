@@ -103,7 +103,10 @@ public final class Driver implements AutoCloseable {
   /** What runs a streaming job's batches; null for a batch job. */
   private StreamSession stream;
   private volatile JobStatus status;
-  /** Keeps the map outputs of nodes that are decommissioned; see {@link #shuffleMigrator()}. */
+  /**
+   * Keeps the map outputs of nodes that are decommissioned: copies them to nodes that stay and
+   * moves their locations; hears of leaving nodes through {@link NodeMigration}.
+   */
   private final ShuffleMigrator migrator;
   /** Where the migrator's requests to shuffle services wait for their answers. */
   private final java.util.concurrent.ExecutorService migrationWorker;
@@ -141,14 +144,7 @@ public final class Driver implements AutoCloseable {
     });
     this.migrator = new ShuffleMigrator(this::post, this::mapOutputTable, this::migrate,
         migrationWorker, clock, (event, keyValues) -> events.record(event, keyValues));
-  }
-
-  /**
-   * What the cluster side tells of nodes that are decommissioned or lost: the migrator copies
-   * their map outputs to nodes that stay and moves their locations ({@link ShuffleMigrator}).
-   */
-  public NodeStateListener shuffleMigrator() {
-    return migrator;
+    leaving.addListener(new NodeMigration(migrator, leaving, clock));
   }
 
   /** The running job's map-output table, for the migrator (event loop); null before the job. */

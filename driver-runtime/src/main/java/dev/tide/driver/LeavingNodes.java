@@ -40,6 +40,11 @@ final class LeavingNodes {
     nodeOf.put(executorId, node);
   }
 
+  /** The nodes executors were launched on (the RM's names). Any thread. */
+  java.util.Set<String> knownNodes() {
+    return java.util.Set.copyOf(nodeOf.values());
+  }
+
   /** The node of an executor: the one the AM reported, else its host. */
   String nodeOf(String executorId, String host) {
     return nodeOf.getOrDefault(executorId, host);
