@@ -18,6 +18,7 @@ import datetime
 import glob
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -259,6 +260,9 @@ def spark_settings(extra):
         "spark.eventLog.enabled": "true",
         "spark.eventLog.dir": "file://" + os.path.join(RUN, "events", "spark"),
         "spark.speculation": "false",
+        # Spark's UI needs Hadoop's AmIpFilter, which is not in hadoop-client-api/runtime: with
+        # spark.yarn.populateHadoopClasspath=false the driver fails to start with it on.
+        "spark.ui.enabled": "false",
     }
     s.update(extra)
     return s
@@ -377,6 +381,17 @@ def read_counts(env, out):
     return counts, None
 
 
+def checked(fn):
+    """A check that reports its own failure (a missing output ...) as the run's result."""
+    def wrapper(*args):
+        try:
+            return fn(*args)
+        except Exception as e:  # noqa: BLE001 - the row says what went wrong
+            return "check failed: %s" % str(e).splitlines()[0][:200]
+    return wrapper
+
+
+@checked
 def check_counts(env, out, expected):
     got, err = read_counts(env, out)
     if err:
@@ -415,6 +430,7 @@ def tera_input(env, name, total_bytes, file_bytes, seed):
     return records[order], records.nbytes, files
 
 
+@checked
 def check_sorted(env, out, expected):
     listing = hdfs(env, "-ls", out).stdout
     parts = sorted(re.findall(r"(\S*/part-[^\s]+)$", listing, re.M))
@@ -478,6 +494,7 @@ def lloyd(points, k, rounds):
     return c
 
 
+@checked
 def check_centres(env, out, expected):
     text = hdfs(env, "-cat", out + "/part-*").stdout
     got = {}
@@ -578,22 +595,24 @@ class Interactive(Workload):
         self.bursts = int(self.opts.get("bursts", "3"))
         self.jobs = int(self.opts.get("jobs", "3"))
         self.gap = int(self.opts.get("gap", "25"))
-        self.lead = int(self.opts.get("lead", "0"))
+        self.lead = int(self.opts.get("lead", "8"))
         self.expected, self.bytes, self.files = text_input(self.env, "ia", 16 << 20, 4 << 20, 7)
         return ("%d bursts of %d wordcount jobs over %d MiB in %d files (%d tasks a job), idle gaps"
                 " of %d s (idle timeout %s)%s" % (
                     self.bursts, self.jobs, self.bytes >> 20, self.files, self.files, self.gap,
-                    IDLE_TIMEOUT, ", Tide announces each later burst %d s ahead" % self.lead
-                    if self.lead else ""))
+                    IDLE_TIMEOUT, "; Tide+expect announces each later burst %d s ahead"
+                    % self.lead))
 
     def run(self, engine, warm=False):
-        out = self.out(engine)
+        out = self.out(engine.replace("+", "-"))
         bursts, jobs, gap = (1, 1, 1) if warm else (self.bursts, self.jobs, self.gap)
         args = ["/in/ia", out, str(bursts), str(jobs), str(gap)]
-        tide_args = args + ([str(self.lead)] if self.lead and not warm else [])
-        row = run_engine(self.env, engine, "warm-up" if warm else "measured",
+        expecting = engine == "Tide+expect" and not warm
+        tide_args = args + ([str(self.lead)] if expecting else [])
+        row = run_engine(self.env, engine.split("+")[0], "warm-up" if warm else "measured",
                          "dev.tide.bench.sparkcompare.TideInteractive", tide_args,
                          "SparkInteractive", args)
+        row["engine"] = engine
         checks = [check_counts(self.env, "%s/burst-%d-job-%d" % (out, b, j), self.expected)
                   for b in range(bursts) for j in range(jobs)]
         bad = [c for c in checks if c != "ok"]
@@ -676,25 +695,35 @@ def table(rows):
 def main(argv):
     opts = dict(a.split("=", 1) for a in argv)
     name = opts.get("workload", "wordcount")
-    reps = int(opts.get("reps", "3"))
+    reps = opts.get("reps", "1-3").split("-")
+    first_rep, last_rep = int(reps[0]), int(reps[-1])
     engines = opts.get("engines", "Tide,Spark").split(",")
+    reuse = opts.get("cluster", "start") == "reuse"
     os.makedirs(RESULTS, exist_ok=True)
     os.makedirs(DATA, exist_ok=True)
-    for d in ("tide", "spark"):
-        os.makedirs(os.path.join(RUN, "events", d), exist_ok=True)
-    env = start_cluster()
+    env = cluster_env() if reuse else start_cluster()
     for d in ("tide", "spark"):
         os.makedirs(os.path.join(RUN, "events", d), exist_ok=True)
     failed = False
     rows = []
+    state = os.path.join(DATA, name + ".pickle")
     try:
-        w = WORKLOADS[name](env, opts)
-        shape = w.prepare()
+        if reuse:
+            with open(state, "rb") as f:
+                w = pickle.load(f)
+            w.env, w.opts = env, dict(w.opts, **opts)
+            shape = w.shape
+        else:
+            w = WORKLOADS[name](env, opts)
+            shape = w.shape = w.prepare()
+            with open(state, "wb") as f:
+                pickle.dump(w, f)
         log("%s: %s" % (name, shape))
-        for e in engines:
-            r = w.run(e, warm=True)
-            log("warm-up %s: %s" % (e, r["check"]))
-        for rep in range(1, reps + 1):
+        if opts.get("warm", "false" if reuse else "true") == "true":
+            for e in [e for e in engines if "+" not in e]:
+                r = w.run(e, warm=True)
+                log("warm-up %s: %s" % (e, r["check"]))
+        for rep in range(first_rep, last_rep + 1):
             order = engines if rep % 2 == 1 else list(reversed(engines))
             for e in order:
                 r = w.run(e)
@@ -702,23 +731,18 @@ def main(argv):
                 r["workload"] = name
                 r["shape"] = shape
                 r["tag"] = opts.get("tag", "")
-                if e == "Tide" and opts.get("lead", "0") != "0":
-                    r["engine"] = "Tide+expect"
                 rows.append(r)
                 failed |= r["check"] != "ok" or r["final"] != "SUCCEEDED"
                 with open(os.path.join(RESULTS, name + ".jsonl"), "a") as f:
                     f.write(json.dumps(r) + "\n")
-        first = {}
-        for r in rows:
-            first.setdefault(r["engine"], r)
-        timeline_svg(list(first.values()), os.path.join(RESULTS, "%s-timeline%s.svg" % (
-            name, "-" + opts["tag"] if opts.get("tag") else "")),
-            "%s: executors held, repetition 1" % name)
+        with open(state, "wb") as f:
+            w.env = None
+            pickle.dump(w, f)
     except Exception as e:  # noqa: BLE001 - reported, and the cluster still stops
         log("error: %s" % e)
         failed = True
     finally:
-        if opts.get("keep") != "true":
+        if opts.get("stop", "true") == "true":
             stop_cluster()
     print(table(rows))
     return 1 if failed else 0
