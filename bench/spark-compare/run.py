@@ -626,7 +626,98 @@ class Interactive(Workload):
         return row
 
 
-WORKLOADS = {w.name: w for w in (WordCount, Sort, KMeans, Interactive)}
+class Stream(Workload):
+    """e: a micro-batch stream with a 4x rate step; both engines' batches checked for coverage."""
+    name = "stream"
+    INTERVAL = 5
+    SPLITS = 8
+
+    def prepare(self):
+        self.stop_after = int(self.opts.get("seconds", "240"))
+        self.step_at = int(self.opts.get("stepAt", str(self.stop_after * 3 // 8)))
+        self.low = int(self.opts.get("rate", "200"))
+        self.cost_us = int(self.opts.get("costMicros", "2000"))
+        return ("%d s of a rate source at %d records/s, then %d from %d s (4x), %d ms a record"
+                " (asleep), %d s batches of %d map tasks and 1 reduce" % (
+                    self.stop_after, self.low, 4 * self.low, self.step_at, self.cost_us // 1000,
+                    self.INTERVAL, self.SPLITS))
+
+    def run(self, engine, warm=False):
+        out = self.out(engine)
+        seconds = 20 if warm else self.stop_after
+        step_at = 10 if warm else self.step_at
+        tide_extra = {
+            "tide.streaming.batchInterval": "%ds" % self.INTERVAL,
+            "tide.streaming.stopAfter": "%ds" % seconds,
+            "tide.streaming.rate.schedule": "%d@0s,%d@%ds" % (self.low, 4 * self.low, step_at),
+            "tide.streaming.rate.cost": "%dus" % self.cost_us,
+            "tide.streaming.rate.spin": "false",
+            "tide.streaming.rate.splits": str(self.SPLITS),
+            "tide.streaming.dynamicAllocation.enabled": "true",
+            "tide.streaming.dynamicAllocation.policy": "proportional",
+            "tide.streaming.dynamicAllocation.maxExecutors": str(MAX_EXECUTORS),
+        }
+        spark_extra = {
+            "spark.dynamicAllocation.enabled": "false",
+            "spark.dynamicAllocation.shuffleTracking.enabled": "false",
+            "spark.streaming.dynamicAllocation.enabled": "true",
+            "spark.streaming.dynamicAllocation.minExecutors": "1",
+            "spark.streaming.dynamicAllocation.maxExecutors": str(MAX_EXECUTORS),
+        }
+        row = run_engine(self.env, engine, "warm-up" if warm else "measured", "stream-rate",
+                         [out], "SparkRateStream",
+                         [out, str(self.INTERVAL), str(seconds),
+                          "%d@0,%d@%d" % (self.low, 4 * self.low, step_at), str(self.cost_us),
+                          str(self.SPLITS)], tide_extra=tide_extra, spark_extra=spark_extra)
+        row["check"], row["records"] = check_ranges(self.env, out)
+        batches = tide_batches(row["app"]) if engine == "Tide" else spark_batches(self.env, out)
+        interval_ms = self.INTERVAL * 1000
+        if batches:
+            row["batches"] = len(batches)
+            row["meanProcessingMs"] = round(float(np.mean([b[0] for b in batches])))
+            row["meanSchedulingDelayMs"] = round(float(np.mean([b[1] for b in batches])))
+            row["maxSchedulingDelayMs"] = max(b[1] for b in batches)
+            row["delayedBatches"] = sum(1 for p, d in batches if p > interval_ms or d > interval_ms // 10)
+        return row
+
+
+@checked
+def check_ranges_inner(env, out):
+    text = hdfs(env, "-cat", out + "/batch-*/part-*").stdout
+    ranges = sorted(tuple(int(v) for v in l.split("\t")) for l in text.splitlines() if l.strip())
+    end = 0
+    for first, stop in ranges:
+        if first != end:
+            return "ids %d..%d missing or repeated" % (min(first, end), max(first, end))
+        end = stop
+    return "ok:%d" % end
+
+
+def check_ranges(env, out):
+    """Every id from 0 to the last processed exactly once, over all batches."""
+    r = check_ranges_inner(env, out)
+    return ("ok", int(r[3:])) if r.startswith("ok:") else (r, None)
+
+
+def tide_batches(app_id):
+    """(processingMs, schedulingDelayMs) of each completed batch, from Tide's event log."""
+    path = os.path.join(RUN, "events", "tide", app_id + ".events")
+    rows = []
+    for line in open(path):
+        e = json.loads(line)
+        if e.get("event") == "batchCompleted":
+            rows.append((int(e["processingMs"]), int(e["schedulingDelayMs"])))
+    return rows
+
+
+def spark_batches(env, out):
+    """(processingMs, schedulingDelayMs) of each completed batch, from the driver's listener."""
+    text = hdfs(env, "-cat", out + "/batches", check=False).stdout
+    return [(int(f[2]), int(f[3])) for f in (l.split("\t") for l in text.splitlines())
+            if len(f) == 4]
+
+
+WORKLOADS = {w.name: w for w in (WordCount, Sort, KMeans, Interactive, Stream)}
 
 
 # --- the chart -------------------------------------------------------------------------------
@@ -692,7 +783,79 @@ def table(rows):
     return "\n".join(lines)
 
 
+def report():
+    """Tables (markdown) and one allocation-timeline chart per workload from results/*.jsonl."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(RESULTS, "*.jsonl"))):
+        rows = [json.loads(l) for l in open(path) if l.strip()]
+        if not rows:
+            continue
+        name = rows[0]["workload"]
+        out.append("### %s\n\n%s\n" % (name, rows[-1]["shape"]))
+        out.append("| rep | engine | app | wall s | mean job s | vcore-s | MB-s | executor-s (RM) |"
+                   " executor-s (event log) | peak | load before | check |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            out.append("| %s | %s | %s | %.1f | %s | %d | %d | %.1f | %.1f | %d | %.1f | %s |" % (
+                r["rep"], r["engine"], r["app"].split("_", 1)[1], r["wallS"],
+                r.get("meanJobS") or "", r["vcoreS"], r["mbS"], r["executorS"],
+                r["eventLogExecutorS"], r["peak"], r["loadBefore"], r["check"]))
+        if name == "stream":
+            out.append("\n| rep | engine | batches | records | mean processing ms |"
+                       " mean scheduling delay ms | max scheduling delay ms | delayed batches |")
+            out.append("|---|---|---|---|---|---|---|---|")
+            for r in rows:
+                out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    r["rep"], r["engine"], r.get("batches"), r.get("records"),
+                    r.get("meanProcessingMs"), r.get("meanSchedulingDelayMs"),
+                    r.get("maxSchedulingDelayMs"), r.get("delayedBatches")))
+        engines = []
+        for r in rows:
+            if r["engine"] not in engines:
+                engines.append(r["engine"])
+        mean = lambda e, k: float(np.mean([r[k] for r in rows if r["engine"] == e and r.get(k) is not None]))
+        out.append("\n| engine | runs | wall s | mean job s | vcore-s | MB-s | executor-s (RM) | peak |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for e in engines:
+            n = sum(1 for r in rows if r["engine"] == e)
+            jobs = "%.2f" % mean(e, "meanJobS") if rows[0].get("meanJobS") is not None else ""
+            out.append("| %s | %d | %.1f | %s | %.0f | %.0f | %.1f | %.1f |" % (
+                e, n, mean(e, "wallS"), jobs, mean(e, "vcoreS"), mean(e, "mbS"),
+                mean(e, "executorS"), mean(e, "peak")))
+        if "Spark" in engines:
+            for e in [e for e in engines if e != "Spark"]:
+                ratio = lambda k: mean(e, k) / mean("Spark", k)
+                # ratios of each alternated pair, then their range
+                pairs = []
+                for rep in sorted({r["rep"] for r in rows}):
+                    a = [r for r in rows if r["rep"] == rep and r["engine"] == e]
+                    b = [r for r in rows if r["rep"] == rep and r["engine"] == "Spark"]
+                    if a and b:
+                        pairs.append(a[0]["wallS"] / b[0]["wallS"])
+                jobs = (", mean job latency %.2fx" % ratio("meanJobS")
+                        if rows[0].get("meanJobS") is not None else "")
+                out.append("\n%s / Spark (means): wall %.2fx (pairs %s), vcore-s %.2fx, MB-s %.2fx,"
+                           " executor-s %.2fx%s." % (
+                               e, ratio("wallS"), ", ".join("%.2f" % p for p in pairs),
+                               ratio("vcoreS"), ratio("mbS"), ratio("executorS"), jobs))
+        first = {}
+        for r in rows:
+            first.setdefault(r["engine"], r)
+        svg = "%s-timeline.svg" % name
+        os.makedirs(os.path.join(HERE, "charts"), exist_ok=True)
+        timeline_svg(list(first.values()), os.path.join(HERE, "charts", svg),
+                     "%s: executors held (grant to release), repetition %s" % (name, rows[0]["rep"]))
+        out.append("\n![%s](charts/%s)\n" % (name, svg))
+    text = "\n".join(out)
+    with open(os.path.join(RESULTS, "tables.md"), "w") as f:
+        f.write(text + "\n")
+    print(text)
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["report"]:
+        return report()
     opts = dict(a.split("=", 1) for a in argv)
     name = opts.get("workload", "wordcount")
     reps = opts.get("reps", "1-3").split("-")
