@@ -737,7 +737,7 @@ def timeline_svg(rows, path, title):
         for t, d in pts:
             cur += d
             steps.append((t, cur))
-        steps.append((r["wallS"], cur))
+        steps.append((max(r["wallS"], steps[-1][0]), cur))
         series.append((r["engine"], steps))
     tmax = max(max(t for t, _ in s) for _, s in series) or 1
     ymax = max(MAX_EXECUTORS, max(max(v for _, v in s) for _, s in series))
