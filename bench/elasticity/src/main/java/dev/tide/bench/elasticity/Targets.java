@@ -18,8 +18,8 @@ import java.util.Map;
  *       announced it). No rule that does not know the future can have executors there: the
  *       line is judged against the best non-clairvoyant dynamic strategy of the table
  *       (exponential or headroom, the one with the shorter makespan): the default within
- *       {@value #MAKESPAN}x of its makespan and not above its executor-seconds; mean job
- *       latency as usual. Not against the oracle.</li>
+ *       {@value #MAKESPAN}x of its makespan and not above its executor-seconds. Not against the
+ *       oracle, nor job latency against static (both have executors there; it is printed).</li>
  *   <li><b>Conflict</b>: no non-clairvoyant strategy of the table (static, exponential,
  *       headroom, default) meets both makespan <= {@value #MAKESPAN}x static and
  *       executor-seconds <= {@value #ORACLE}x the oracle's (measured: {@code iterative} at 2 s
@@ -88,7 +88,9 @@ final class Targets {
       return switch (rule) {
         case ORACLE -> makespan <= MAKESPAN && oracle <= ORACLE && exponential <= 1 + SAME
             && latencyMet;
-        case UNANNOUNCED -> bestMakespan <= MAKESPAN && bestExecutors <= 1 + SAME && latencyMet;
+        // Exactly the two figures the decision names; job latency against static (which holds
+        // every executor through the quiet period) is printed, not judged.
+        case UNANNOUNCED -> bestMakespan <= MAKESPAN && bestExecutors <= 1 + SAME;
         case CONFLICT -> makespan <= MAKESPAN && exponential <= 1 + SAME && latencyMet;
       };
     }
