@@ -28,6 +28,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -493,7 +494,8 @@ public final class Driver implements AutoCloseable {
       addIfReady(id);
     }
     PlanSession session = new PlanSession(context,
-        (plan, done) -> post(() -> startPlan(plan, done)));
+        (plan, done) -> post(() -> startPlan(plan, done)),
+        (executors, within) -> post(() -> expectWork(executors, within)));
     if (job instanceof StreamingJob streamingJob) {
       stream = new StreamSession(conf, scheduler, executors, events, clock, session,
           new StreamHost());
@@ -760,8 +762,8 @@ public final class Driver implements AutoCloseable {
     }
     long now = clock.getAsLong();
     removeSilentExecutors(now);
-    if (scheduler == null || (plans.plan() == null && stream == null)) {
-      return; // no demand to act on before the first plan starts
+    if (scheduler == null || (plans.plan() == null && stream == null && !target.expecting())) {
+      return; // no demand to act on before the first plan starts or is announced
     }
     if (scheduler.findStragglers()) {
       afterChange(); // their speculative attempts go to free slots now
@@ -792,6 +794,15 @@ public final class Driver implements AutoCloseable {
       executorGone(s.executorId(), reason);
       allocationClient.killLostExecutor(s.executorId(), "executor " + s.executorId() + " on "
           + s.host() + " " + reason);
+    }
+  }
+
+  /** The job announced work ahead (JobSession.expect): the lookahead sees it from now. */
+  private void expectWork(int executors, Duration within) {
+    LOG.info("The job expects work for {} executors within {} ms", executors, within.toMillis());
+    target.expect(executors, within.toMillis(), clock.getAsLong(), scheduler);
+    if (!streamAllocates()) {
+      evaluateBatchPolicy(clock.getAsLong());
     }
   }
 

@@ -3,6 +3,7 @@ package dev.tide.driver;
 import dev.tide.driver.alloc.BatchAllocationPolicy;
 import dev.tide.driver.alloc.DemandForecast;
 import dev.tide.driver.alloc.ExecutorAllocationClient;
+import dev.tide.driver.alloc.ExpectedWork;
 import dev.tide.driver.alloc.SchedulerView;
 import dev.tide.driver.events.EventLog;
 import dev.tide.driver.events.EventName;
@@ -21,6 +22,7 @@ import java.util.Map;
 final class ExecutorTarget {
   private final BatchAllocationPolicy policy;
   private final ExecutorAllocationClient allocationClient;
+  private final ExpectedWork expected = new ExpectedWork();
   /** Tasks submitted as of the batch policy's last evaluation. */
   private long submittedAtEvaluation = -1;
   private int lastTarget = -1;
@@ -46,6 +48,19 @@ final class ExecutorTarget {
     allocationClient.requestTotalExecutors(target, 0, Map.of());
   }
 
+  /**
+   * Work the job announced at {@code now} ({@code JobSession.expect}): the batch policy's
+   * lookahead sees it as a stage runnable in {@code withinMillis}.
+   */
+  void expect(int executors, long withinMillis, long now, SchedulerView scheduler) {
+    expected.announce(executors, withinMillis, now, scheduler.tasksSubmitted());
+  }
+
+  /** Whether announced work is still awaited. */
+  boolean expecting() {
+    return expected.pending() > 0;
+  }
+
   /** Whether stages were submitted since the batch policy's last evaluation. */
   boolean newSubmissions(SchedulerView scheduler) {
     return scheduler.tasksSubmitted() != submittedAtEvaluation;
@@ -59,10 +74,11 @@ final class ExecutorTarget {
   List<String> evaluate(long now, SchedulerView scheduler, int starting, EventLog events) {
     submittedAtEvaluation = scheduler.tasksSubmitted();
     int active = scheduler.activeExecutors();
-    DemandForecast.Forecast forecast = DemandForecast.of(scheduler.stageOutlook(),
-        policy.settings().tasksPerExecutor(), DemandForecast.executorsExpected(active,
-            starting, policy.targetExecutors(),
-            allocationClient.grantableExecutors()));
+    DemandForecast.Forecast forecast = expected.addTo(DemandForecast.of(
+        scheduler.stageOutlook(), policy.settings().tasksPerExecutor(),
+        DemandForecast.executorsExpected(active, starting, policy.targetExecutors(),
+            allocationClient.grantableExecutors())),
+        now, scheduler.tasksSubmitted(), policy.settings().tasksPerExecutor());
     BatchAllocationPolicy.Decision decision = policy.evaluate(now,
         BatchAllocationPolicy.Load.of(scheduler, forecast));
     Map<String, Integer> hints = scheduler.hostToLocalTaskCount();

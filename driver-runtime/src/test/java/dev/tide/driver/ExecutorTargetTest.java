@@ -164,4 +164,65 @@ class ExecutorTargetTest {
     assertEquals(5, target.last());
     assertEquals(List.of("5 0 {}"), requests);
   }
+
+  @Test
+  void announcedWorkRaisesTheTargetOneStartLatencyBeforeItsDeadlineWithNoTaskSubmitted() {
+    target.policy().executorStarted(3_000); // measured: a start takes 3 s
+    target.evaluate(clock.millis(), view, 0, log);
+    target.expect(4, 20_000, clock.millis(), view);
+
+    // 20 s ahead the work is far beyond a start: nothing is asked for yet.
+    for (int i = 0; i < 160; i++) {
+      target.evaluate(clock.advanceMillis(100), view, 0, log);
+    }
+    assertEquals(0, target.last(), "at 16 s, 4 s before the deadline, a start (3 s) is not due");
+
+    long raisedAt = -1;
+    for (int i = 0; i < 40 && raisedAt < 0; i++) {
+      target.evaluate(clock.advanceMillis(100), view, 0, log);
+      if (target.last() == 4) {
+        raisedAt = clock.millis();
+      }
+    }
+    assertEquals(0, view.submitted, "no task has been submitted");
+    assertTrue(raisedAt > 0 && raisedAt < 20_000 - 3_000 + 100,
+        "raised to 4 one start latency (3 s) ahead of the deadline (20 s): at " + raisedAt);
+    assertTrue(events.stream().anyMatch(e -> e.is(EventName.TARGET_CHANGED)
+        && e.get("reason").contains("lookahead")), events.toString());
+  }
+
+  @Test
+  void tasksSubmittedAfterTheAnnouncementEndItAndTheirOwnCountsDriveTheTarget() {
+    target.policy().executorStarted(3_000);
+    target.evaluate(clock.millis(), view, 0, log);
+    target.expect(4, 10_000, clock.millis(), view);
+    target.evaluate(clock.advanceMillis(100), view, 0, log);
+    assertTrue(target.expecting());
+
+    view.submitted = 1; // the work came early, smaller than announced: one task
+    view.pending = 1;
+    for (int i = 0; i < 150; i++) {
+      target.evaluate(clock.advanceMillis(100), view, 0, log);
+    }
+
+    assertFalse(target.expecting(), "the submitted tasks ended the announcement");
+    assertEquals(1, target.last(), "one pending task needs one executor, not the 4 announced");
+  }
+
+  @Test
+  void anAnnouncementWhoseWorkNeverComesExpiresAfterAsLongAgainAsItsLead() {
+    target.policy().executorStarted(1_000);
+    target.expect(3, 5_000, clock.millis(), view);
+    for (int i = 0; i < 60; i++) {
+      target.evaluate(clock.advanceMillis(100), view, 0, log);
+    }
+    assertEquals(3, target.last(), "due at 5 s");
+
+    for (int i = 0; i < 50; i++) {
+      target.evaluate(clock.advanceMillis(100), view, 0, log);
+    }
+
+    assertFalse(target.expecting(), "expired 5 s after its deadline");
+    assertEquals(0, target.last(), "no tasks and nothing announced: the target drops");
+  }
 }

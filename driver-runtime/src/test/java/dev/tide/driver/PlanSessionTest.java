@@ -10,6 +10,7 @@ import dev.tide.driver.job.JobPlan;
 import dev.tide.driver.job.JobSession;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Reducer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -86,5 +87,22 @@ class PlanSessionTest {
     assertEquals(false, job.isDone(), "the plan has not ended yet");
     done.complete(null);
     job.get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  @Test
+  void anAnnouncementGoesToTheDriverAndBadOnesAreRefusedNamingTheArgument() {
+    List<String> announced = new ArrayList<>();
+    PlanSession session = new PlanSession(CONTEXT, (plan, done) -> done.complete(null),
+        (executors, within) -> announced.add(executors + " in " + within.toMillis() + " ms"));
+
+    session.expect(4, Duration.ofSeconds(10));
+    IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+        () -> session.expect(0, Duration.ofSeconds(1)));
+    IllegalArgumentException past = assertThrows(IllegalArgumentException.class,
+        () -> session.expect(2, Duration.ofSeconds(-1)));
+
+    assertEquals(List.of("4 in 10000 ms"), announced);
+    assertEquals("expect: executors must be at least 1, got 0", none.getMessage());
+    assertEquals("expect: within must be a duration >= 0, got PT-1S", past.getMessage());
   }
 }
