@@ -9,6 +9,8 @@ import static dev.tide.conf.ConfigOption.stringOption;
 import dev.tide.conf.ConfigOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.conf.Configuration;
 
 /**
  * The settings that both the driver (and the AM it runs in) and the executors read: one owner,
@@ -39,10 +41,31 @@ public final class AppOptions {
           + " its own, so a busy task does not delay it. Must be shorter than"
           + " tide.executor.heartbeatTimeout.")
           .withCheck(d -> !d.isZero(), "must be positive");
+  public static final ConfigOption<Boolean> NETWORK_CRYPTO_ENABLED =
+      booleanOption("tide.network.crypto.enabled", false, "Encrypt the shuffle connections and"
+          + " the driver<->executor RPC after their handshake (AES-GCM with keys of each"
+          + " connection derived from the application secret; shuffle-service/PROTOCOL.md)."
+          + " When not set: true if hadoop.security.authentication is kerberos, else false."
+          + " The driver then refuses executors that do not encrypt; a NodeManager shuffle"
+          + " service from before encryption refuses encrypting clients.");
 
+  /** The key that decides {@link #networkCryptoEnabled}'s default. */
+  public static final String HADOOP_SECURITY_AUTHENTICATION = "hadoop.security.authentication";
+
+  /**
+   * {@link #NETWORK_CRYPTO_ENABLED} as set, or when not set whether the cluster runs with
+   * Kerberos ({@code hadoop.security.authentication=kerberos}).
+   */
+  public static boolean networkCryptoEnabled(Configuration conf) {
+    if (NETWORK_CRYPTO_ENABLED.isSet(conf)) {
+      return NETWORK_CRYPTO_ENABLED.get(conf);
+    }
+    return "kerberos".equals(conf.getTrimmed(HADOOP_SECURITY_AUTHENTICATION, "simple")
+        .toLowerCase(Locale.ROOT));
+  }
 
   public static List<ConfigOption<?>> all() {
     return List.of(JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
-        EXECUTOR_HEARTBEAT_INTERVAL);
+        EXECUTOR_HEARTBEAT_INTERVAL, NETWORK_CRYPTO_ENABLED);
   }
 }

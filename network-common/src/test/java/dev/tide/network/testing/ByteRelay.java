@@ -22,6 +22,8 @@ public final class ByteRelay implements AutoCloseable {
   private final java.io.ByteArrayOutputStream toServer = new java.io.ByteArrayOutputStream();
   private final java.io.ByteArrayOutputStream toClient = new java.io.ByteArrayOutputStream();
   private final Thread acceptor;
+  /** Offset in the server-to-client bytes whose byte is flipped on the way, or -1. */
+  private volatile long corruptToClientAt = -1;
 
   public ByteRelay(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -29,6 +31,14 @@ public final class ByteRelay implements AutoCloseable {
     this.acceptor = new Thread(this::accept, "byte-relay-" + listener.getLocalPort());
     acceptor.setDaemon(true);
     acceptor.start();
+  }
+
+  /**
+   * Flips the lowest bit of the byte at {@code offset} of all server-to-client bytes relayed
+   * (counted over every connection), to show what damage on the wire does.
+   */
+  public void corruptToClientAt(long offset) {
+    corruptToClientAt = offset;
   }
 
   public int port() {
@@ -59,6 +69,10 @@ public final class ByteRelay implements AutoCloseable {
         int n;
         while ((n = in.read(buf)) > 0) {
           synchronized (copy) {
+            long at = corruptToClientAt - copy.size();
+            if (copy == toClient && at >= 0 && at < n) {
+              buf[(int) at] ^= 1;
+            }
             copy.write(buf, 0, n);
           }
           out.write(buf, 0, n);
