@@ -2,6 +2,7 @@ package dev.tide.app;
 
 import static dev.tide.conf.ConfigOption.booleanOption;
 import static dev.tide.conf.ConfigOption.durationOption;
+import static dev.tide.conf.ConfigOption.enumOption;
 import static dev.tide.conf.ConfigOption.intOption;
 import static dev.tide.conf.ConfigOption.memoryMbOption;
 import static dev.tide.conf.ConfigOption.stringOption;
@@ -41,27 +42,33 @@ public final class AppOptions {
           + " its own, so a busy task does not delay it. Must be shorter than"
           + " tide.executor.heartbeatTimeout.")
           .withCheck(d -> !d.isZero(), "must be positive");
-  public static final ConfigOption<Boolean> NETWORK_CRYPTO_ENABLED =
-      booleanOption("tide.network.crypto.enabled", false, "Encrypt the shuffle connections and"
-          + " the driver<->executor RPC after their handshake (AES-GCM with keys of each"
-          + " connection derived from the application secret; shuffle-service/PROTOCOL.md)."
-          + " When not set: true if hadoop.security.authentication is kerberos, else false."
-          + " The driver then refuses executors that do not encrypt; a NodeManager shuffle"
-          + " service from before encryption refuses encrypting clients.");
+  /** Values of {@link #NETWORK_CRYPTO_ENABLED}: auto follows the cluster's security. */
+  public enum NetworkCrypto { AUTO, TRUE, FALSE }
 
-  /** The key that decides {@link #networkCryptoEnabled}'s default. */
+  public static final ConfigOption<NetworkCrypto> NETWORK_CRYPTO_ENABLED =
+      enumOption("tide.network.crypto.enabled", NetworkCrypto.class, NetworkCrypto.AUTO,
+          "Encrypt the shuffle connections and the driver<->executor RPC after their handshake"
+          + " (AES-GCM with keys of each connection derived from the application secret;"
+          + " shuffle-service/PROTOCOL.md): true, false, or auto (true when"
+          + " hadoop.security.authentication is kerberos). The driver then refuses executors"
+          + " that do not encrypt; a NodeManager shuffle service from before encryption refuses"
+          + " encrypting clients.");
+
+  /** The key that decides what {@code auto} means for {@link #NETWORK_CRYPTO_ENABLED}. */
   public static final String HADOOP_SECURITY_AUTHENTICATION = "hadoop.security.authentication";
 
   /**
-   * {@link #NETWORK_CRYPTO_ENABLED} as set, or when not set whether the cluster runs with
-   * Kerberos ({@code hadoop.security.authentication=kerberos}).
+   * Whether the application's connections are encrypted: {@link #NETWORK_CRYPTO_ENABLED}, where
+   * {@code auto} (the default) means whether the cluster runs with Kerberos
+   * ({@code hadoop.security.authentication=kerberos}).
    */
   public static boolean networkCryptoEnabled(Configuration conf) {
-    if (NETWORK_CRYPTO_ENABLED.isSet(conf)) {
-      return NETWORK_CRYPTO_ENABLED.get(conf);
-    }
-    return "kerberos".equals(conf.getTrimmed(HADOOP_SECURITY_AUTHENTICATION, "simple")
-        .toLowerCase(Locale.ROOT));
+    return switch (NETWORK_CRYPTO_ENABLED.get(conf)) {
+      case TRUE -> true;
+      case FALSE -> false;
+      case AUTO -> "kerberos".equals(conf.getTrimmed(HADOOP_SECURITY_AUTHENTICATION, "simple")
+          .toLowerCase(Locale.ROOT));
+    };
   }
 
   public static List<ConfigOption<?>> all() {
