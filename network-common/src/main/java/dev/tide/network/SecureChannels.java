@@ -150,6 +150,9 @@ public final class SecureChannels {
     if (secret == null || secret.length == 0) {
       throw new IllegalArgumentException("empty secret for application " + appId);
     }
+    if (encrypt) {
+      RecordCipher.warmUpOnce(); // while the handshake runs
+    }
     ChannelPromise done = ch.newPromise();
     FrameDecoder frames = new FrameDecoder(maxFrameBytes);
     ch.pipeline().addLast("tide-frames", frames);

@@ -18,6 +18,7 @@ final class WireEncryption {
 
   static void install(ChannelPipeline pipeline, FrameDecoder frames, SessionKeys keys,
       String appId, ThrottledLog failures) {
+    RecordCipher.warmUpOnce();
     String framesName = pipeline.context(frames).name();
     pipeline.addBefore(framesName, OPENER, new RecordOpener(keys.receiveKey(), appId,
         frames.takeBuffered(), failures));
