@@ -2,6 +2,7 @@ package dev.tide.app;
 
 import static dev.tide.conf.ConfigOption.booleanOption;
 import static dev.tide.conf.ConfigOption.durationOption;
+import static dev.tide.conf.ConfigOption.enumOption;
 import static dev.tide.conf.ConfigOption.intOption;
 import static dev.tide.conf.ConfigOption.memoryMbOption;
 import static dev.tide.conf.ConfigOption.stringOption;
@@ -9,6 +10,8 @@ import static dev.tide.conf.ConfigOption.stringOption;
 import dev.tide.conf.ConfigOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.conf.Configuration;
 
 /**
  * The settings that both the driver (and the AM it runs in) and the executors read: one owner,
@@ -39,10 +42,37 @@ public final class AppOptions {
           + " its own, so a busy task does not delay it. Must be shorter than"
           + " tide.executor.heartbeatTimeout.")
           .withCheck(d -> !d.isZero(), "must be positive");
+  /** Values of {@link #NETWORK_CRYPTO_ENABLED}: auto follows the cluster's security. */
+  public enum NetworkCrypto { AUTO, TRUE, FALSE }
 
+  public static final ConfigOption<NetworkCrypto> NETWORK_CRYPTO_ENABLED =
+      enumOption("tide.network.crypto.enabled", NetworkCrypto.class, NetworkCrypto.AUTO,
+          "Encrypt the shuffle connections and the driver<->executor RPC after their handshake"
+          + " (AES-GCM with keys of each connection derived from the application secret;"
+          + " shuffle-service/PROTOCOL.md): true, false, or auto (true when"
+          + " hadoop.security.authentication is kerberos). The driver then refuses executors"
+          + " that do not encrypt; a NodeManager shuffle service from before encryption refuses"
+          + " encrypting clients.");
+
+  /** The key that decides what {@code auto} means for {@link #NETWORK_CRYPTO_ENABLED}. */
+  public static final String HADOOP_SECURITY_AUTHENTICATION = "hadoop.security.authentication";
+
+  /**
+   * Whether the application's connections are encrypted: {@link #NETWORK_CRYPTO_ENABLED}, where
+   * {@code auto} (the default) means whether the cluster runs with Kerberos
+   * ({@code hadoop.security.authentication=kerberos}).
+   */
+  public static boolean networkCryptoEnabled(Configuration conf) {
+    return switch (NETWORK_CRYPTO_ENABLED.get(conf)) {
+      case TRUE -> true;
+      case FALSE -> false;
+      case AUTO -> "kerberos".equals(conf.getTrimmed(HADOOP_SECURITY_AUTHENTICATION, "simple")
+          .toLowerCase(Locale.ROOT));
+    };
+  }
 
   public static List<ConfigOption<?>> all() {
     return List.of(JOB_ARGS, USER_CLASSPATH_FIRST, EXECUTOR_CORES, TASK_CPUS, EXECUTOR_MEMORY_MB,
-        EXECUTOR_HEARTBEAT_INTERVAL);
+        EXECUTOR_HEARTBEAT_INTERVAL, NETWORK_CRYPTO_ENABLED);
   }
 }

@@ -200,8 +200,9 @@ public final class Driver implements AutoCloseable {
           public void onClose(Channel channel) {
             post(() -> channelClosed(channel));
           }
-        });
-    LOG.info("Driver of {} listening for executors on port {}", appId, bound.getPort());
+        }, AppOptions.networkCryptoEnabled(conf));
+    LOG.info("Driver of {} listening for executors on port {}{}", appId, bound.getPort(),
+        AppOptions.networkCryptoEnabled(conf) ? " (encrypted connections only)" : "");
     return bound;
   }
 

@@ -40,9 +40,21 @@ public final class ExecutorBackend implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorBackend.class);
 
   /** Where and who this executor is. */
+  /**
+   * @param networkCrypto whether the driver RPC and shuffle connections are encrypted
+   *     ({@code tide.network.crypto.enabled} of the application)
+   */
   public record Settings(String driverHost, int driverPort, String executorId, String appId,
       int cores, byte[] secret, List<Path> appLocalDirs, String host,
-      long registrationTimeoutMillis) {}
+      long registrationTimeoutMillis, boolean networkCrypto) {
+    /** Settings of an executor whose connections are not encrypted. */
+    public Settings(String driverHost, int driverPort, String executorId, String appId,
+        int cores, byte[] secret, List<Path> appLocalDirs, String host,
+        long registrationTimeoutMillis) {
+      this(driverHost, driverPort, executorId, appId, cores, secret, appLocalDirs, host,
+          registrationTimeoutMillis, false);
+    }
+  }
 
   private final Settings settings;
   private final RpcChannels rpc;
@@ -188,7 +200,7 @@ public final class ExecutorBackend implements AutoCloseable {
       Listener listener = new Listener();
       try {
         Channel ch = rpc.connect(settings.driverHost(), settings.driverPort(), settings.appId(),
-            settings.secret(), listener, attemptMillis);
+            settings.secret(), listener, attemptMillis, settings.networkCrypto());
         listener.authenticated(ch);
         return ch;
       } catch (IOException e) {
@@ -331,7 +343,8 @@ public final class ExecutorBackend implements AutoCloseable {
     if (shuffleClient == null) {
       shuffleClient = new ShuffleClient(settings.appId(), settings.secret(),
           ShuffleClientConfig.DEFAULTS.withConnectRetries(shuffleConnectRetries,
-              ShuffleClientConfig.DEFAULT_CONNECT_BACKOFF));
+              ShuffleClientConfig.DEFAULT_CONNECT_BACKOFF)
+              .withEncryption(settings.networkCrypto()));
     }
     return shuffleClient;
   }

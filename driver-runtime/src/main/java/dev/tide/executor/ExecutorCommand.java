@@ -9,6 +9,8 @@ import java.util.List;
  */
 public final class ExecutorCommand {
   public static final String MAIN_CLASS = "dev.tide.executor.ExecutorMain";
+  /** Flag whose value ({@code true}) turns on encryption of the RPC and shuffle connections. */
+  public static final String NETWORK_CRYPTO_FLAG = "--network-crypto";
 
   private ExecutorCommand() {}
 
@@ -18,6 +20,24 @@ public final class ExecutorCommand {
    */
   public static List<String> arguments(String driverHost, int driverPort, String executorId,
       String appId, int cores, long registrationTimeoutMillis) {
+    return arguments(driverHost, driverPort, executorId, appId, cores, registrationTimeoutMillis,
+        false);
+  }
+
+  /**
+   * As {@link #arguments(String, int, String, String, int, long)}, with
+   * {@code --network-crypto true} when the application encrypts its connections
+   * ({@code tide.network.crypto.enabled}): the executor must know before it connects.
+   */
+  public static List<String> arguments(String driverHost, int driverPort, String executorId,
+      String appId, int cores, long registrationTimeoutMillis, boolean networkCrypto) {
+    if (networkCrypto) {
+      List<String> args = new java.util.ArrayList<>(arguments(driverHost, driverPort,
+          executorId, appId, cores, registrationTimeoutMillis, false));
+      args.add(NETWORK_CRYPTO_FLAG);
+      args.add("true");
+      return List.copyOf(args);
+    }
     return List.of("--driver", driverHost + ":" + driverPort, "--executor-id", executorId,
         "--app-id", appId, "--cores", Integer.toString(cores), "--registration-timeout-ms",
         Long.toString(registrationTimeoutMillis));

@@ -54,7 +54,8 @@ public final class ExecutorMain {
         driver.substring(0, colon), Integer.parseInt(driver.substring(colon + 1)),
         require(flags, "--executor-id"), require(flags, "--app-id"),
         Integer.parseInt(require(flags, "--cores")), ContainerTokenFile.applicationSecret(),
-        localDirs, host, registrationTimeout);
+        localDirs, host, registrationTimeout,
+        Boolean.parseBoolean(flags.get(ExecutorCommand.NETWORK_CRYPTO_FLAG)));
     ExecutorBackend backend = new ExecutorBackend(settings);
     // Set by whoever ends the JVM first: a shutdown (the hook) or main's own exit.
     AtomicBoolean ending = new AtomicBoolean();

@@ -2,6 +2,7 @@ package dev.tide.rpc;
 
 import dev.tide.network.Frames;
 import dev.tide.network.SecureChannels;
+import dev.tide.network.ThrottledLog;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * The driver RPC's two ends, on the shared Tide transport: length-prefixed frames and the
@@ -29,6 +31,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RpcChannels implements AutoCloseable {
   static final int MAX_FRAME_BYTES = 64 * 1024 * 1024;
+  /** Refused handshakes and failed records of the driver's RPC server. */
+  private static final ThrottledLog REFUSALS = new ThrottledLog(
+      LoggerFactory.getLogger(RpcChannels.class), SecureChannels.REFUSAL_LOG_INTERVAL,
+      System::nanoTime);
   private final EventLoopGroup group;
   private Channel serverChannel;
 
@@ -39,6 +45,16 @@ public final class RpcChannels implements AutoCloseable {
   /** Listens for executors of {@code appId}; returns the bound address. */
   public InetSocketAddress listen(int port, String appId, byte[] secret, RpcListener listener)
       throws IOException {
+    return listen(port, appId, secret, listener, false);
+  }
+
+  /**
+   * Listens for executors of {@code appId}; returns the bound address. With {@code encrypt}
+   * every connection is encrypted after the handshake and executors that do not encrypt are
+   * refused.
+   */
+  public InetSocketAddress listen(int port, String appId, byte[] secret, RpcListener listener,
+      boolean encrypt) throws IOException {
     byte[] key = secret.clone();
     ServerBootstrap bootstrap = new ServerBootstrap().group(group)
         .channel(NioServerSocketChannel.class)
@@ -46,6 +62,7 @@ public final class RpcChannels implements AutoCloseable {
           @Override
           protected void initChannel(SocketChannel ch) {
             SecureChannels.initServer(ch, id -> appId.equals(id) ? key : null, MAX_FRAME_BYTES,
+                SecureChannels.DEFAULT_HANDSHAKE_TIMEOUT, REFUSALS, encrypt,
                 new RpcInboundHandler(listener));
           }
         });
@@ -60,6 +77,15 @@ public final class RpcChannels implements AutoCloseable {
   /** Connects and authenticates; returns an open channel or throws naming the driver. */
   public Channel connect(String host, int port, String appId, byte[] secret,
       RpcListener listener, long timeoutMillis) throws IOException {
+    return connect(host, port, appId, secret, listener, timeoutMillis, false);
+  }
+
+  /**
+   * Connects and authenticates, encrypting after the handshake when {@code encrypt}; returns an
+   * open channel or throws naming the driver.
+   */
+  public Channel connect(String host, int port, String appId, byte[] secret,
+      RpcListener listener, long timeoutMillis, boolean encrypt) throws IOException {
     Future<Void>[] handshake = new Future[1];
     Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeoutMillis)
@@ -67,7 +93,8 @@ public final class RpcChannels implements AutoCloseable {
           @Override
           protected void initChannel(SocketChannel ch) {
             handshake[0] = SecureChannels.initClient(ch, appId, Arrays.copyOf(secret,
-                secret.length), MAX_FRAME_BYTES, new RpcInboundHandler(listener));
+                secret.length), MAX_FRAME_BYTES, SecureChannels.DEFAULT_HANDSHAKE_TIMEOUT,
+                encrypt, new RpcInboundHandler(listener));
           }
         });
     ChannelFuture connected = bootstrap.connect(host, port).awaitUninterruptibly();

@@ -24,16 +24,27 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
   private final byte[] secret;
   private final Duration timeout;
   private final ChannelPromise done;
+  private final boolean encrypt;
+  private final FrameDecoder frames;
+  private final ThrottledLog cryptoFailures;
   private final byte[] clientNonce = HandshakeMessages.nonce();
   private byte[] serverNonce;
   private State state = State.IDLE;
   private ScheduledFuture<?> timeoutTask;
 
-  ClientHandshakeHandler(String appId, byte[] secret, Duration timeout, ChannelPromise done) {
+  /**
+   * @param encrypt whether to announce encryption and, once authenticated, install the record
+   *     layer ({@link WireEncryption}) in front of {@code frames}
+   */
+  ClientHandshakeHandler(String appId, byte[] secret, Duration timeout, ChannelPromise done,
+      boolean encrypt, FrameDecoder frames, ThrottledLog cryptoFailures) {
     this.appId = appId;
     this.secret = secret.clone();
     this.timeout = timeout;
     this.done = done;
+    this.encrypt = encrypt;
+    this.frames = frames;
+    this.cryptoFailures = cryptoFailures;
   }
 
   @Override
@@ -60,7 +71,7 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
         timeout.toMillis(), TimeUnit.MILLISECONDS);
     HandshakeMessage.Hello hello;
     try {
-      hello = new HandshakeMessage.Hello(appId, clientNonce);
+      hello = new HandshakeMessage.Hello(appId, clientNonce, encrypt);
     } catch (IllegalArgumentException e) {
       fail(ctx, HandshakeException.Kind.PROTOCOL, "cannot send HELLO: " + e.getMessage(), e);
       return;
@@ -85,7 +96,12 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
       body.release();
     }
     if (message instanceof HandshakeMessage.Reject reject) {
-      fail(ctx, HandshakeException.Kind.REJECTED, "server refused: " + reject.reason(), null);
+      String hint = encrypt && state == State.AWAIT_CHALLENGE
+          && reject.reason().startsWith("unsupported handshake version")
+          ? " (a service from before encryption; it can be reached only with"
+              + " tide.network.crypto.enabled=false)" : "";
+      fail(ctx, HandshakeException.Kind.REJECTED, "server refused: " + reject.reason() + hint,
+          null);
     } else if (message instanceof HandshakeMessage.Busy busy) {
       fail(ctx, HandshakeException.Kind.BUSY, "server busy (retry after "
           + busy.retryAfterMillis() + " ms): " + busy.reason(), null, busy.retryAfterMillis());
@@ -94,17 +110,22 @@ final class ClientHandshakeHandler extends ChannelInboundHandlerAdapter {
       serverNonce = challenge.serverNonce().toArray();
       state = State.AWAIT_OK;
       ctx.writeAndFlush(new HandshakeMessage.Response(
-          HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce))
+          HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce, encrypt))
           .toFrame(ctx.alloc()));
     } else if (state == State.AWAIT_OK && message instanceof HandshakeMessage.Ok ok) {
       if (!HandshakeMessages.matches(
-          HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce), ok.proof().toArray())) {
+          HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce, encrypt),
+          ok.proof().toArray())) {
         fail(ctx, HandshakeException.Kind.REJECTED,
             "the server could not prove it knows the application secret", null);
         return;
       }
       state = State.DONE;
       timeoutTask.cancel(false);
+      if (encrypt) {
+        WireEncryption.install(ctx.pipeline(), frames, SessionKeys.derive(secret, appId,
+            clientNonce, serverNonce, true), appId, cryptoFailures);
+      }
       ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
       ctx.pipeline().remove(this);
       done.trySuccess();

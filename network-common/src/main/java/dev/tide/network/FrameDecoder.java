@@ -60,6 +60,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     this.maxFrameBytes = max;
   }
 
+  /**
+   * Takes the bytes received but not yet split into frames (those that came in the same read as
+   * the handshake's last frame), or null if there are none. Used when the connection switches to
+   * encryption: those bytes are records. Call on the event loop.
+   */
+  ByteBuf takeBuffered() {
+    ByteBuf buffered = internalBuffer();
+    if (!buffered.isReadable()) {
+      return null;
+    }
+    return buffered.readBytes(buffered.readableBytes());
+  }
+
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;

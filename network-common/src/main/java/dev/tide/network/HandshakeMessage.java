@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  *   HELLO     (1): byte version(=1) | uint16 len | appId UTF-8 | 32 bytes clientNonce
+ *              or byte version(=2) | uint16 len | appId UTF-8 | 32 bytes clientNonce
+ *                 | byte flags (=1: the client encrypts; no other bit is defined)
  *   CHALLENGE (2): 32 bytes serverNonce
  *   RESPONSE  (3): 32 bytes clientProof   (see {@link HandshakeMessages#clientProof})
  *   OK        (4): 32 bytes serverProof   (see {@link HandshakeMessages#serverProof})
@@ -39,8 +41,12 @@ sealed interface HandshakeMessage {
     return Frames.finish(buf);
   }
 
-  /** Client -> server: the application the connection wants to act for, and the client's nonce. */
-  record Hello(String appId, FixedBytes clientNonce) implements HandshakeMessage {
+  /**
+   * Client -> server: the application the connection wants to act for, the client's nonce and
+   * whether it encrypts what follows the handshake. A client that does not encrypt sends a
+   * version 1 HELLO (the bytes of clients from before encryption); one that does, version 2.
+   */
+  record Hello(String appId, FixedBytes clientNonce, boolean encrypt) implements HandshakeMessage {
     private static final String HELLO_NONCE = "HELLO client nonce";
 
     public Hello {
@@ -56,12 +62,17 @@ sealed interface HandshakeMessage {
     }
 
     public Hello(String appId, byte[] clientNonce) {
-      this(appId, FixedBytes.copyOf(clientNonce, HandshakeMessages.NONCE_BYTES, HELLO_NONCE));
+      this(appId, clientNonce, false);
     }
 
-    /** The protocol version this HELLO announces (the only one there is). */
+    public Hello(String appId, byte[] clientNonce, boolean encrypt) {
+      this(appId, FixedBytes.copyOf(clientNonce, HandshakeMessages.NONCE_BYTES, HELLO_NONCE),
+          encrypt);
+    }
+
+    /** The protocol version this HELLO announces: 2 when the client encrypts, else 1. */
     public byte version() {
-      return HandshakeMessages.VERSION;
+      return encrypt ? HandshakeMessages.VERSION_ENCRYPTING : HandshakeMessages.VERSION;
     }
 
     @Override
@@ -71,24 +82,46 @@ sealed interface HandshakeMessage {
 
     @Override
     public int encodedLength() {
-      return 1 + WireStrings.encodedLength(appId) + HandshakeMessages.NONCE_BYTES;
+      return 1 + WireStrings.encodedLength(appId) + HandshakeMessages.NONCE_BYTES
+          + (encrypt ? 1 : 0);
     }
 
     @Override
     public void encodePayload(ByteBuf buf) {
-      buf.writeByte(HandshakeMessages.VERSION);
+      buf.writeByte(version());
       WireStrings.write(buf, appId);
       clientNonce.writeTo(buf);
+      if (encrypt) {
+        buf.writeByte(HandshakeMessages.FLAG_ENCRYPT);
+      }
     }
 
     /** @throws UnsupportedVersionException if the version byte is not ours; nothing else read */
     static Hello decode(ByteBuf buf) {
       byte version = buf.readByte();
-      if (version != HandshakeMessages.VERSION) {
+      if (version != HandshakeMessages.VERSION && version != HandshakeMessages.VERSION_ENCRYPTING) {
         throw new UnsupportedVersionException(version);
       }
       String appId = WireStrings.read(buf, HandshakeMessages.MAX_APP_ID_BYTES, "HELLO application id");
-      return new Hello(appId, FixedBytes.readRest(buf, HandshakeMessages.NONCE_BYTES, HELLO_NONCE));
+      if (version == HandshakeMessages.VERSION) {
+        return new Hello(appId, FixedBytes.readRest(buf, HandshakeMessages.NONCE_BYTES,
+            HELLO_NONCE), false);
+      }
+      byte[] nonce = new byte[HandshakeMessages.NONCE_BYTES];
+      buf.readBytes(nonce);
+      byte flags = buf.readByte();
+      if (flags != HandshakeMessages.FLAG_ENCRYPT) {
+        throw new IllegalArgumentException("HELLO version 2 flags " + Byte.toUnsignedInt(flags)
+            + " (only 1, encrypt, is defined)");
+      }
+      requireFullyRead(buf);
+      return new Hello(appId, nonce, true);
+    }
+
+    private static void requireFullyRead(ByteBuf buf) {
+      if (buf.isReadable()) {
+        throw new IllegalArgumentException(buf.readableBytes() + " trailing bytes");
+      }
     }
   }
 

@@ -13,7 +13,10 @@ import javax.crypto.spec.SecretKeySpec;
  * of {@link HandshakeMessage}, whose javadoc shows the wire payloads; the exchange is described
  * in {@code shuffle-service/PROTOCOL.md}. Proofs are HMAC-SHA256 keyed with the application
  * secret over {@code label | uint16 len | appId UTF-8 | clientNonce | serverNonce}, where label is
- * {@code "tide-client-v1"} (RESPONSE) or {@code "tide-server-v1"} (OK).
+ * {@code "tide-client-v1"} (RESPONSE) or {@code "tide-server-v1"} (OK). When the client encrypts
+ * (a version 2 HELLO), the labels are {@code "tide-client-v2"} and {@code "tide-server-v2"} and
+ * the HELLO's flags byte follows the server nonce, so a HELLO rewritten on the way to say "not
+ * encrypting" fails the proofs instead of downgrading the connection.
  * Stateless and thread-safe ({@link Mac} instances are made per call).
  */
 final class HandshakeMessages {
@@ -26,6 +29,9 @@ final class HandshakeMessages {
   static final byte LAST_HANDSHAKE_TYPE = 15;
 
   static final byte VERSION = 1;
+  /** The HELLO version of a client that encrypts after the handshake (a flags byte follows). */
+  static final byte VERSION_ENCRYPTING = 2;
+  static final byte FLAG_ENCRYPT = 1;
   static final int NONCE_BYTES = 32;
   static final int PROOF_BYTES = 32;
   static final int MAX_APP_ID_BYTES = 256;
@@ -35,7 +41,7 @@ final class HandshakeMessages {
    * accepts nothing larger before the handshake has succeeded.
    */
   static final int MAX_CLIENT_HANDSHAKE_FRAME_BYTES = 1 + 1 + 2 + MAX_APP_ID_BYTES
-      + NONCE_BYTES;
+      + NONCE_BYTES + 1;
   /** REJECT and BUSY reasons are cut to this many characters. */
   static final int MAX_REASON_CHARS = 2000;
 
@@ -109,11 +115,25 @@ final class HandshakeMessages {
   }
 
   static byte[] clientProof(byte[] secret, String appId, byte[] clientNonce, byte[] serverNonce) {
-    return proof("tide-client-v1", secret, appId, clientNonce, serverNonce);
+    return clientProof(secret, appId, clientNonce, serverNonce, false);
   }
 
   static byte[] serverProof(byte[] secret, String appId, byte[] clientNonce, byte[] serverNonce) {
-    return proof("tide-server-v1", secret, appId, clientNonce, serverNonce);
+    return serverProof(secret, appId, clientNonce, serverNonce, false);
+  }
+
+  /** @param encrypt whether the HELLO announced encryption (version 2) */
+  static byte[] clientProof(byte[] secret, String appId, byte[] clientNonce, byte[] serverNonce,
+      boolean encrypt) {
+    return proof(encrypt ? "tide-client-v2" : "tide-client-v1", secret, appId, clientNonce,
+        serverNonce, encrypt);
+  }
+
+  /** @param encrypt whether the HELLO announced encryption (version 2) */
+  static byte[] serverProof(byte[] secret, String appId, byte[] clientNonce, byte[] serverNonce,
+      boolean encrypt) {
+    return proof(encrypt ? "tide-server-v2" : "tide-server-v1", secret, appId, clientNonce,
+        serverNonce, encrypt);
   }
 
   /** Constant-time comparison. */
@@ -122,7 +142,7 @@ final class HandshakeMessages {
   }
 
   private static byte[] proof(String label, byte[] secret, String appId, byte[] clientNonce,
-      byte[] serverNonce) {
+      byte[] serverNonce, boolean encrypt) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(secret, "HmacSHA256"));
@@ -133,6 +153,9 @@ final class HandshakeMessages {
       mac.update(app);
       mac.update(clientNonce);
       mac.update(serverNonce);
+      if (encrypt) {
+        mac.update(FLAG_ENCRYPT);
+      }
       return mac.doFinal();
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 unavailable", e);

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * {@link Frames}. They also receive a {@link HandshakeCompletedEvent} user event first.
  *
  * <p>Pipeline: {@code tide-frames} ({@link FrameDecoder}) -> {@code tide-handshake} (removed
- * after success) -> protocol handlers. Call from a {@code ChannelInitializer}; handlers that
+ * after success) -> protocol handlers. When the client encrypts, the record layer
+ * ({@code tide-crypto-open}, {@code tide-crypto-seal}) goes in front of {@code tide-frames}
+ * once the handshake succeeded (see {@link WireEncryption}). Call from a {@code ChannelInitializer}; handlers that
  * must see raw bytes (e.g. an {@code IdleStateHandler}) can be added before calling.
  * The handshake is described in {@code shuffle-service/PROTOCOL.md}. Pass new protocol handler
  * instances for every channel unless they are {@code @Sharable}.
@@ -58,6 +60,10 @@ public final class SecureChannels {
       LoggerFactory.getLogger(ServerHandshakeHandler.class), REFUSAL_LOG_INTERVAL,
       System::nanoTime);
 
+  /** Failed records on client connections (servers log them with their refusals). */
+  private static final ThrottledLog CLIENT_RECORD_FAILURES = new ThrottledLog(
+      LoggerFactory.getLogger(RecordOpener.class), REFUSAL_LOG_INTERVAL, System::nanoTime);
+
   private SecureChannels() {}
 
   public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
@@ -79,11 +85,23 @@ public final class SecureChannels {
    */
   public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
       Duration handshakeTimeout, ThrottledLog refusals, ChannelHandler... protocolHandlers) {
+    initServer(ch, secrets, maxFrameBytes, handshakeTimeout, refusals, false, protocolHandlers);
+  }
+
+  /**
+   * As {@link #initServer(Channel, AppSecrets, int, Duration, ThrottledLog, ChannelHandler...)}.
+   * A client that announces encryption in its HELLO gets an encrypted connection (records, see
+   * {@code shuffle-service/PROTOCOL.md}); one that does not is served in the clear, unless
+   * {@code encryptionRequired}, when it is refused naming {@code tide.network.crypto.enabled}.
+   */
+  public static void initServer(Channel ch, AppSecrets secrets, int maxFrameBytes,
+      Duration handshakeTimeout, ThrottledLog refusals, boolean encryptionRequired,
+      ChannelHandler... protocolHandlers) {
     FrameDecoder frames = new FrameDecoder(
         Math.min(maxFrameBytes, HandshakeMessages.MAX_CLIENT_HANDSHAKE_FRAME_BYTES));
     ch.pipeline().addLast("tide-frames", frames);
     ch.pipeline().addLast("tide-handshake", new ServerHandshakeHandler(secrets, handshakeTimeout,
-        frames, maxFrameBytes, refusals));
+        frames, maxFrameBytes, refusals, encryptionRequired));
     ch.pipeline().addLast(protocolHandlers);
   }
 
@@ -113,16 +131,33 @@ public final class SecureChannels {
    */
   public static Future<Void> initClient(Channel ch, String appId, byte[] secret,
       int maxFrameBytes, Duration handshakeTimeout, ChannelHandler... protocolHandlers) {
+    return initClient(ch, appId, secret, maxFrameBytes, handshakeTimeout, false,
+        protocolHandlers);
+  }
+
+  /**
+   * As {@link #initClient(Channel, String, byte[], int, Duration, ChannelHandler...)};
+   * with {@code encrypt} the client announces encryption and, once authenticated, everything
+   * both sides send is sealed in AES-GCM records with keys of this connection alone. The
+   * protocol handlers see the same frames either way.
+   */
+  public static Future<Void> initClient(Channel ch, String appId, byte[] secret,
+      int maxFrameBytes, Duration handshakeTimeout, boolean encrypt,
+      ChannelHandler... protocolHandlers) {
     if (appId == null || appId.isEmpty()) {
       throw new IllegalArgumentException("no application id");
     }
     if (secret == null || secret.length == 0) {
       throw new IllegalArgumentException("empty secret for application " + appId);
     }
+    if (encrypt) {
+      RecordCipher.warmUpOnce(); // while the handshake runs
+    }
     ChannelPromise done = ch.newPromise();
-    ch.pipeline().addLast("tide-frames", new FrameDecoder(maxFrameBytes));
-    ch.pipeline().addLast("tide-handshake",
-        new ClientHandshakeHandler(appId, secret, handshakeTimeout, done));
+    FrameDecoder frames = new FrameDecoder(maxFrameBytes);
+    ch.pipeline().addLast("tide-frames", frames);
+    ch.pipeline().addLast("tide-handshake", new ClientHandshakeHandler(appId, secret,
+        handshakeTimeout, done, encrypt, frames, CLIENT_RECORD_FAILURES));
     ch.pipeline().addLast(protocolHandlers);
     return done;
   }

@@ -37,6 +37,8 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
   private final FrameDecoder frames;
   private final int protocolMaxFrameBytes;
   private final ThrottledLog refusals;
+  private final boolean encryptionRequired;
+  private boolean encrypt;
   private State state = State.AWAIT_HELLO;
   private String appId;
   private byte[] secret;
@@ -47,10 +49,12 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
   /**
    * @param frames the channel's frame decoder, whose limit is raised to
    *     {@code protocolMaxFrameBytes} once the peer is authenticated
-   * @param refusals where refusals are logged
+   * @param refusals where refusals (and failed records of encrypted connections) are logged
+   * @param encryptionRequired whether a client that does not encrypt is refused
    */
   ServerHandshakeHandler(AppSecrets secrets, Duration timeout, FrameDecoder frames,
-      int protocolMaxFrameBytes, ThrottledLog refusals) {
+      int protocolMaxFrameBytes, ThrottledLog refusals, boolean encryptionRequired) {
+    this.encryptionRequired = encryptionRequired;
     this.secrets = secrets;
     this.timeout = timeout;
     this.frames = frames;
@@ -119,6 +123,13 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
 
   private void onHello(ChannelHandlerContext ctx, HandshakeMessage.Hello hello) {
     appId = hello.appId();
+    encrypt = hello.encrypt();
+    if (encryptionRequired && !encrypt) {
+      refuse(ctx, "unencrypted clients", "the client does not encrypt and this server requires"
+          + " encryption", "this server requires encrypted connections; set"
+          + " tide.network.crypto.enabled=true");
+      return;
+    }
     clientNonce = hello.clientNonce().toArray();
     secret = secrets.secretFor(appId);
     serverNonce = HandshakeMessages.nonce();
@@ -132,7 +143,8 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
           + LogSafe.text(appId), GENERIC_REFUSAL);
       return;
     }
-    byte[] expected = HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce);
+    byte[] expected = HandshakeMessages.clientProof(secret, appId, clientNonce, serverNonce,
+        encrypt);
     if (!HandshakeMessages.matches(expected, response.proof().toArray())) {
       refuse(ctx, "handshakes with a wrong secret", "wrong secret for application "
           + LogSafe.text(appId), GENERIC_REFUSAL);
@@ -142,10 +154,14 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     timeoutTask.cancel(false);
     ctx.channel().attr(SecureChannels.APP_ID).set(appId);
     frames.maxFrameBytes(protocolMaxFrameBytes);
-    ctx.writeAndFlush(new HandshakeMessage.Ok(
-        HandshakeMessages.serverProof(secret, appId, clientNonce, serverNonce)).toFrame(ctx.alloc()));
-    LOG.debug("authenticated {} for application {}", ctx.channel().remoteAddress(),
-        LogSafe.text(appId));
+    ctx.writeAndFlush(new HandshakeMessage.Ok(HandshakeMessages.serverProof(secret, appId,
+        clientNonce, serverNonce, encrypt)).toFrame(ctx.alloc()));
+    if (encrypt) { // after OK went out in the clear; everything after it is records
+      WireEncryption.install(ctx.pipeline(), frames, SessionKeys.derive(secret, appId,
+          clientNonce, serverNonce, false), appId, refusals);
+    }
+    LOG.debug("authenticated {} for application {}{}", ctx.channel().remoteAddress(),
+        LogSafe.text(appId), encrypt ? " (encrypted)" : "");
     secret = null;
     ctx.fireUserEventTriggered(new HandshakeCompletedEvent(appId));
     ctx.pipeline().remove(this);

@@ -74,10 +74,10 @@ class HandshakeHandlersTest {
   void helloOfAnotherVersionIsToldWhy() {
     EmbeddedChannel server = server();
     ByteBuf hello = Unpooled.buffer().writeInt(1 + 1 + 2 + APP.length() + 32).writeByte(1)
-        .writeByte(2).writeShort(APP.length()).writeBytes(APP.getBytes(StandardCharsets.US_ASCII))
+        .writeByte(3).writeShort(APP.length()).writeBytes(APP.getBytes(StandardCharsets.US_ASCII))
         .writeBytes(new byte[32]);
     server.writeInbound(hello);
-    assertEquals(new HandshakeMessage.Reject("unsupported handshake version 2"), written(server));
+    assertEquals(new HandshakeMessage.Reject("unsupported handshake version 3"), written(server));
     assertFalse(server.isOpen());
     server.finishAndReleaseAll();
   }

@@ -2,6 +2,7 @@ package dev.tide.network;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -97,9 +98,45 @@ class HandshakeMessagesTest {
   }
 
   @Test
+  void encryptingHelloIsVersion2WithAFlagsByteAfterTheVersion1Layout() {
+    Hello plain = new Hello(APP, bytes(32, 1));
+    Hello encrypting = new Hello(APP, bytes(32, 1), true);
+    assertRoundTrips(encrypting);
+    assertEquals(HandshakeMessages.VERSION_ENCRYPTING, ((Hello) roundTrip(encrypting)).version());
+    ByteBuf a = plain.toFrame(ByteBufAllocator.DEFAULT);
+    ByteBuf b = encrypting.toFrame(ByteBufAllocator.DEFAULT);
+    try {
+      assertEquals(a.readableBytes() + 1, b.readableBytes());
+      assertEquals(1, a.getByte(5), "an unencrypting client's HELLO is version 1, as before");
+      assertEquals(2, b.getByte(5));
+      assertEquals(a.slice(6, a.readableBytes() - 6), b.slice(6, a.readableBytes() - 6));
+      assertEquals(HandshakeMessages.FLAG_ENCRYPT, b.getByte(b.readableBytes() - 1));
+      b.setByte(b.readableBytes() - 1, 3);
+      b.skipBytes(4);
+      MalformedFrameException e = assertThrows(MalformedFrameException.class,
+          () -> HandshakeMessages.decode(b));
+      assertTrue(e.getMessage().contains("flags 3"), e.getMessage());
+    } finally {
+      a.release();
+      b.release();
+    }
+  }
+
+  @Test
+  void proofsOfAnEncryptingHandshakeDifferSoAHelloCannotBeDowngraded() {
+    byte[] secret = bytes(16, 7);
+    byte[] cn = bytes(32, 1);
+    byte[] sn = bytes(32, 2);
+    assertFalse(java.util.Arrays.equals(HandshakeMessages.clientProof(secret, APP, cn, sn, false),
+        HandshakeMessages.clientProof(secret, APP, cn, sn, true)));
+    assertFalse(java.util.Arrays.equals(HandshakeMessages.serverProof(secret, APP, cn, sn, false),
+        HandshakeMessages.serverProof(secret, APP, cn, sn, true)));
+  }
+
+  @Test
   void theLongestHelloFitsTheServersPreAuthenticationFrameLimit() {
     Hello longest = new Hello("\u00e9".repeat(HandshakeMessages.MAX_APP_ID_BYTES / 2),
-        bytes(32, 4));
+        bytes(32, 4), true);
     ByteBuf frame = longest.toFrame(ByteBufAllocator.DEFAULT);
     try {
       assertEquals(HandshakeMessages.MAX_CLIENT_HANDSHAKE_FRAME_BYTES, frame.getInt(0));
@@ -235,9 +272,9 @@ class HandshakeMessagesTest {
         "HELLO client nonce must be 32 bytes, got 33");
     HandshakeMessage.UnsupportedVersionException v = assertThrows(
         HandshakeMessage.UnsupportedVersionException.class,
-        () -> decode(body(1, b -> appAndNonce(b.writeByte(2), 32))));
-    assertEquals(2, v.version());
-    assertEquals("unsupported handshake version 2", v.getMessage());
+        () -> decode(body(1, b -> appAndNonce(b.writeByte(3), 32))));
+    assertEquals(3, v.version());
+    assertEquals("unsupported handshake version 3", v.getMessage());
   }
 
   private static void appAndNonce(ByteBuf b, int nonceBytes) {

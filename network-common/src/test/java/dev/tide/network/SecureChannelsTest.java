@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tide.network.testing.ByteRelay;
 import dev.tide.testing.Await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -89,12 +90,23 @@ class SecureChannelsTest {
   @BeforeEach
   void startServer() {
     group = new NioEventLoopGroup(2);
+    server = startServer(false, Duration.ofMillis(500));
+  }
+
+  /** A server with a handshake timeout that a relay under a loaded machine cannot miss. */
+  private Channel startRelayedServer() {
+    return startServer(false, Duration.ofSeconds(10));
+  }
+
+  private Channel startServer(boolean encryptionRequired, Duration handshakeTimeout) {
     Map<String, byte[]> secrets = Map.of(APP, SECRET);
-    server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+    return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
-            SecureChannels.initServer(ch, secrets::get, 1024, Duration.ofMillis(500),
+            SecureChannels.initServer(ch, secrets::get, 1024, handshakeTimeout,
+                new ThrottledLog(org.slf4j.LoggerFactory.getLogger(SecureChannelsTest.class),
+                    Duration.ofSeconds(10), System::nanoTime), encryptionRequired,
                 new EchoHandler());
           }
         })
@@ -114,16 +126,21 @@ class SecureChannelsTest {
   private record Client(Channel channel, Future<Void> handshake, Collector collector) {}
 
   private Client connect(String appId, byte[] secret) {
+    return connect(appId, secret, false, port());
+  }
+
+  private Client connect(String appId, byte[] secret, boolean encrypt, int port) {
     Collector collector = new Collector();
     Future<Void>[] handshake = new Future[1];
     Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel c) {
-            handshake[0] = SecureChannels.initClient(c, appId, secret, 1024, collector);
+            handshake[0] = SecureChannels.initClient(c, appId, secret, 1024,
+                Duration.ofSeconds(5), encrypt, collector);
           }
         })
-        .connect("127.0.0.1", port()).syncUninterruptibly().channel();
+        .connect("127.0.0.1", port).syncUninterruptibly().channel();
     return new Client(ch, handshake[0], collector);
   }
 
@@ -231,5 +248,74 @@ class SecureChannelsTest {
     } finally {
       silent.close().syncUninterruptibly();
     }
+  }
+
+  @Test
+  void encryptedChannelCarriesTheSameFramesAndHidesThem() throws Exception {
+    Channel relayed = startRelayedServer();
+    try (ByteRelay relay = new ByteRelay(((InetSocketAddress) relayed.localAddress()).getPort())) {
+      Client c = connect(APP, SECRET, true, relay.port());
+      assertTrue(c.handshake().await(5, TimeUnit.SECONDS));
+      assertTrue(c.handshake().isSuccess(), () -> String.valueOf(c.handshake().cause()));
+      for (String word : new String[] {"zebra-crossing", "x".repeat(900)}) {
+        ByteBuf ping = Frames.start(c.channel().alloc(), PING);
+        ping.writeCharSequence(word, StandardCharsets.UTF_8);
+        c.channel().writeAndFlush(Frames.finish(ping));
+        assertEquals(PONG + ":" + APP + ":" + word,
+            c.collector().received.poll(5, TimeUnit.SECONDS));
+      }
+      assertFalse(relay.sawEitherWay("zebra-crossing"), "the payload is not on the wire");
+      assertTrue(relay.sawEitherWay(APP), "the HELLO (before encryption) is");
+      c.channel().close();
+    } finally {
+      relayed.close().syncUninterruptibly();
+    }
+  }
+
+  @Test
+  void plainChannelThroughTheSameRelayShowsThePayload() throws Exception {
+    Channel relayed = startRelayedServer();
+    try (ByteRelay relay = new ByteRelay(((InetSocketAddress) relayed.localAddress()).getPort())) {
+      Client c = connect(APP, SECRET, false, relay.port());
+      assertTrue(c.handshake().await(5, TimeUnit.SECONDS));
+      assertTrue(c.handshake().isSuccess(), () -> String.valueOf(c.handshake().cause()));
+      ByteBuf ping = Frames.start(c.channel().alloc(), PING);
+      ping.writeCharSequence("zebra-crossing", StandardCharsets.UTF_8);
+      c.channel().writeAndFlush(Frames.finish(ping));
+      assertEquals(PONG + ":" + APP + ":zebra-crossing",
+          c.collector().received.poll(5, TimeUnit.SECONDS));
+      Await.until(Duration.ofSeconds(5), "relay saw the reply",
+          () -> relay.sawEitherWay(APP + ":zebra-crossing"));
+      c.channel().close();
+    } finally {
+      relayed.close().syncUninterruptibly();
+    }
+  }
+
+  @Test
+  void serverRequiringEncryptionRefusesAPlainClientNamingTheSetting() throws Exception {
+    Channel strict = startServer(true, Duration.ofSeconds(10));
+    try {
+      int strictPort = ((InetSocketAddress) strict.localAddress()).getPort();
+      Client plain = connect(APP, SECRET, false, strictPort);
+      assertTrue(plain.handshake().await(5, TimeUnit.SECONDS));
+      HandshakeException e = assertInstanceOf(HandshakeException.class,
+          plain.handshake().cause());
+      assertTrue(e.getMessage().contains("requires encrypted connections; set"
+          + " tide.network.crypto.enabled=true"), e.getMessage());
+      Client encrypted = connect(APP, SECRET, true, strictPort);
+      assertTrue(encrypted.handshake().await(5, TimeUnit.SECONDS));
+      assertTrue(encrypted.handshake().isSuccess());
+      encrypted.channel().close();
+    } finally {
+      strict.close().syncUninterruptibly();
+    }
+  }
+
+  @Test
+  void encryptingClientWithAWrongSecretIsRefusedAsBefore() throws Exception {
+    Client c = connect(APP, "wrong".getBytes(StandardCharsets.UTF_8), true, port());
+    assertTrue(c.handshake().await(5, TimeUnit.SECONDS));
+    assertTrue(((HandshakeException) c.handshake().cause()).rejected());
   }
 }

@@ -31,6 +31,7 @@ public final class ExecutorLaunchContexts {
   private final String driverHost;
   private final int driverPort;
   private final int executorCores;
+  private final boolean networkCrypto;
   private final long registrationTimeoutMillis;
   private final int executorMemoryMb;
   private final String javaOpts;
@@ -50,6 +51,7 @@ public final class ExecutorLaunchContexts {
     this.driverHost = driverHost;
     this.driverPort = driverPort;
     this.executorCores = AppOptions.EXECUTOR_CORES.get(conf);
+    this.networkCrypto = AppOptions.networkCryptoEnabled(conf);
     this.registrationTimeoutMillis =
         TideOptions.EXECUTOR_REGISTRATION_TIMEOUT.get(conf).toMillis();
     this.executorMemoryMb = AppOptions.EXECUTOR_MEMORY_MB.get(conf);
@@ -63,7 +65,7 @@ public final class ExecutorLaunchContexts {
   /** The java command line of executor {@code executorId}. */
   public String command(String executorId) {
     List<String> args = ExecutorCommand.arguments(driverHost, driverPort, executorId, appId,
-        executorCores, registrationTimeoutMillis);
+        executorCores, registrationTimeoutMillis, networkCrypto);
     return ContainerCommands.javaCommand(executorMemoryMb, javaOpts, ExecutorCommand.MAIN_CLASS,
         args);
   }

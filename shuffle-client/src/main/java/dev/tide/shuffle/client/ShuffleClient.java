@@ -118,7 +118,7 @@ public final class ShuffleClient implements AutoCloseable {
                 config.readTimeout().toMillis(), TimeUnit.MILLISECONDS));
             Future<Void> handshake = SecureChannels.initClient(ch, ShuffleClient.this.appId,
                 ShuffleClient.this.secret, config.maxReplyBytes(), config.handshakeTimeout(),
-                new FetchResponseHandler());
+                config.encrypt(), new FetchResponseHandler());
             ch.attr(HANDSHAKE).set(handshake);
           }
         });

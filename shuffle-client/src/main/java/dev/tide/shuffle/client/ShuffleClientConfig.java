@@ -25,10 +25,13 @@ import java.time.Duration;
  *     one (capped at {@code maxBusyBackoff}), plus up to 20 % jitter. With the defaults a node
  *     that refuses connections is given up after 4 attempts and at most 1.7 s of waiting; an
  *     unreachable one can also take {@code connectTimeout} per attempt
+ * @param encrypt whether connections announce encryption and seal everything after the
+ *     handshake in AES-GCM records ({@code tide.network.crypto.enabled}; see
+ *     {@code shuffle-service/PROTOCOL.md}); off by default
  */
 public record ShuffleClientConfig(Duration connectTimeout, Duration handshakeTimeout,
     Duration readTimeout, int maxReplyBytes, int ioThreads, int busyRetries,
-    Duration maxBusyBackoff, int connectRetries, Duration connectBackoff) {
+    Duration maxBusyBackoff, int connectRetries, Duration connectBackoff, boolean encrypt) {
   /** Default of {@link #connectRetries()}. */
   public static final int DEFAULT_CONNECT_RETRIES = 3;
   /** Default of {@link #connectBackoff()}. */
@@ -36,7 +39,15 @@ public record ShuffleClientConfig(Duration connectTimeout, Duration handshakeTim
 
   public static final ShuffleClientConfig DEFAULTS = new ShuffleClientConfig(
       Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(60), 1 << 30, 2, 5,
-      Duration.ofSeconds(10), DEFAULT_CONNECT_RETRIES, DEFAULT_CONNECT_BACKOFF);
+      Duration.ofSeconds(10), DEFAULT_CONNECT_RETRIES, DEFAULT_CONNECT_BACKOFF, false);
+
+  /** The settings before encryption existed: connections in the clear. */
+  public ShuffleClientConfig(Duration connectTimeout, Duration handshakeTimeout,
+      Duration readTimeout, int maxReplyBytes, int ioThreads, int busyRetries,
+      Duration maxBusyBackoff, int connectRetries, Duration connectBackoff) {
+    this(connectTimeout, handshakeTimeout, readTimeout, maxReplyBytes, ioThreads, busyRetries,
+        maxBusyBackoff, connectRetries, connectBackoff, false);
+  }
 
   public ShuffleClientConfig {
     requirePositive(connectTimeout, "connectTimeout");
@@ -78,22 +89,28 @@ public record ShuffleClientConfig(Duration connectTimeout, Duration handshakeTim
 
   public ShuffleClientConfig withReadTimeout(Duration timeout) {
     return new ShuffleClientConfig(connectTimeout, handshakeTimeout, timeout, maxReplyBytes,
-        ioThreads, busyRetries, maxBusyBackoff, connectRetries, connectBackoff);
+        ioThreads, busyRetries, maxBusyBackoff, connectRetries, connectBackoff, encrypt);
   }
 
   public ShuffleClientConfig withMaxReplyBytes(int bytes) {
     return new ShuffleClientConfig(connectTimeout, handshakeTimeout, readTimeout, bytes,
-        ioThreads, busyRetries, maxBusyBackoff, connectRetries, connectBackoff);
+        ioThreads, busyRetries, maxBusyBackoff, connectRetries, connectBackoff, encrypt);
   }
 
   public ShuffleClientConfig withBusyRetries(int retries, Duration maxBackoff) {
     return new ShuffleClientConfig(connectTimeout, handshakeTimeout, readTimeout, maxReplyBytes,
-        ioThreads, retries, maxBackoff, connectRetries, connectBackoff);
+        ioThreads, retries, maxBackoff, connectRetries, connectBackoff, encrypt);
+  }
+
+  /** These settings with encryption on or off. */
+  public ShuffleClientConfig withEncryption(boolean on) {
+    return new ShuffleClientConfig(connectTimeout, handshakeTimeout, readTimeout, maxReplyBytes,
+        ioThreads, busyRetries, maxBusyBackoff, connectRetries, connectBackoff, on);
   }
 
   public ShuffleClientConfig withConnectRetries(int retries, Duration firstBackoff) {
     return new ShuffleClientConfig(connectTimeout, handshakeTimeout, readTimeout, maxReplyBytes,
-        ioThreads, busyRetries, maxBusyBackoff, retries, firstBackoff);
+        ioThreads, busyRetries, maxBusyBackoff, retries, firstBackoff, encrypt);
   }
 
   private static void requirePositive(Duration d, String name) {

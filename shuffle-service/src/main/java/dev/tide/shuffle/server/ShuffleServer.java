@@ -185,7 +185,8 @@ public final class ShuffleServer implements AutoCloseable {
             ch.pipeline().addLast("tide-idle", new IdleStateHandler(true, 0, 0,
                 config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             SecureChannels.initServer(ch, registry, config.maxRequestFrameBytes(),
-                config.handshakeTimeout(), handshakeLog, new FetchRequestHandler(registry,
+                config.handshakeTimeout(), handshakeLog, config.cryptoRequired(),
+                new FetchRequestHandler(registry,
                     resolver, copier, diskExecutor, inFlightBytes, config, stats,
                     ShuffleServer.this::directMemoryInUse, requestLog, migration));
           }

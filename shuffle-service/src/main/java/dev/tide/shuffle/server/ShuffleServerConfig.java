@@ -43,13 +43,16 @@ import java.util.List;
  *     zero-copy whatever their size (so copies never take memory beyond this)
  * @param migrationMaxBytesPerSec data bytes per second this service sends when it copies map
  *     outputs to another service (MIGRATE_REQUEST)
+ * @param cryptoRequired refuse clients that do not encrypt (HELLO version 1) instead of serving
+ *     them in the clear; encrypting clients are served encrypted either way
  */
 public record ShuffleServerConfig(String bindHost, int port, List<Path> localDirs, int ioThreads,
     int diskThreads, int diskQueueCapacity, int maxRequestFrameBytes, long maxReplyBytes,
     int maxBlocksPerRequest, long indexCacheBytes, long maxInFlightBytes,
     long maxInFlightBytesPerConnection, int maxConnections, int maxUnauthenticatedConnections,
     long maxDirectMemoryBytes, int directArenas, Duration idleTimeout, Duration busyRetryAfter, Duration handshakeTimeout,
-    boolean useEpoll, int copyBelowBytes, long maxCopiedBytes, long migrationMaxBytesPerSec) {
+    boolean useEpoll, int copyBelowBytes, long maxCopiedBytes, long migrationMaxBytesPerSec,
+    boolean cryptoRequired) {
 
   public ShuffleServerConfig {
     localDirs = List.copyOf(localDirs);
@@ -121,6 +124,7 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     private int copyBelowBytes = 32 << 10;
     private long maxCopiedBytes = 32L << 20;
     private long migrationMaxBytesPerSec = 64L << 20;
+    private boolean cryptoRequired;
 
     public Builder bindHost(String v) { bindHost = v; return this; }
     public Builder port(int v) { port = v; return this; }
@@ -151,13 +155,14 @@ public record ShuffleServerConfig(String bindHost, int port, List<Path> localDir
     public Builder copyBelowBytes(int v) { copyBelowBytes = v; return this; }
     public Builder maxCopiedBytes(long v) { maxCopiedBytes = v; return this; }
     public Builder migrationMaxBytesPerSec(long v) { migrationMaxBytesPerSec = v; return this; }
+    public Builder cryptoRequired(boolean v) { cryptoRequired = v; return this; }
 
     public ShuffleServerConfig build() {
       return new ShuffleServerConfig(bindHost, port, localDirs, ioThreads, diskThreads,
           diskQueueCapacity, maxRequestFrameBytes, maxReplyBytes, maxBlocksPerRequest,
           indexCacheBytes, maxInFlightBytes, maxInFlightBytesPerConnection, maxConnections,
           maxUnauthenticatedConnections, maxDirectMemoryBytes, directArenas, idleTimeout, busyRetryAfter, handshakeTimeout,
-          useEpoll, copyBelowBytes, maxCopiedBytes, migrationMaxBytesPerSec);
+          useEpoll, copyBelowBytes, maxCopiedBytes, migrationMaxBytesPerSec, cryptoRequired);
     }
   }
 }

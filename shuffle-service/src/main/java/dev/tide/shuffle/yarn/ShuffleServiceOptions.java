@@ -98,6 +98,11 @@ public final class ShuffleServiceOptions {
   public static final ConfigOption<Boolean> EPOLL = booleanOption("tide.shuffle.epoll.enabled",
       false, "Use the native epoll transport when available (NIO otherwise; both send data"
       + " zero-copy).");
+  public static final ConfigOption<Boolean> CRYPTO_REQUIRED = booleanOption(
+      "tide.shuffle.crypto.required", false, "Refuse connections whose client does not encrypt"
+      + " (jobs without tide.network.crypto.enabled, and clients from before encryption);"
+      + " when false they are served in the clear as before, and clients that encrypt are"
+      + " served encrypted either way.");
   public static final ConfigOption<Long> COPY_BELOW = bytesOption("tide.shuffle.copyBelow",
       "32k", 0, 1 << 20, "File ranges shorter than this are read into memory on a disk thread and"
       + " sent with the reply's other short ranges in one write, instead of one zero-copy"
@@ -126,7 +131,7 @@ public final class ShuffleServiceOptions {
       IO_THREADS, DISK_THREADS, DISK_QUEUE, INDEX_CACHE, MAX_REQUEST_FRAME, MAX_BLOCKS, MAX_REPLY,
       MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_CONNECTION, MAX_CONNECTIONS,
       MAX_UNAUTHENTICATED_CONNECTIONS, MAX_DIRECT_MEMORY, DIRECT_ARENAS, IDLE_TIMEOUT,
-      BUSY_RETRY_AFTER, HANDSHAKE_TIMEOUT, EPOLL, COPY_BELOW, MAX_COPIED,
+      BUSY_RETRY_AFTER, HANDSHAKE_TIMEOUT, EPOLL, CRYPTO_REQUIRED, COPY_BELOW, MAX_COPIED,
       METRICS_QUANTILE_INTERVAL, MIGRATION_MAX_BYTES_PER_SEC);
 
   private ShuffleServiceOptions() {}
@@ -181,6 +186,7 @@ public final class ShuffleServiceOptions {
         .busyRetryAfter(BUSY_RETRY_AFTER.get(conf))
         .handshakeTimeout(HANDSHAKE_TIMEOUT.get(conf))
         .useEpoll(EPOLL.get(conf))
+        .cryptoRequired(CRYPTO_REQUIRED.get(conf))
         .copyBelowBytes(Math.toIntExact(COPY_BELOW.get(conf)))
         .maxCopiedBytes(MAX_COPIED.get(conf))
         .migrationMaxBytesPerSec(MIGRATION_MAX_BYTES_PER_SEC.get(conf))

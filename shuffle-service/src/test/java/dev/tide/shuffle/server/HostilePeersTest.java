@@ -243,7 +243,7 @@ class HostilePeersTest {
       assertEquals(0, server.stats().busyReplies());
       assertEquals(300, server.stats().authFailures());
       assertTrue(log.lines().size() <= 2, log.lines().toString());
-      assertTrue(log.lines().get(0).contains("exceeds the limit of 292"), log.lines().get(0));
+      assertTrue(log.lines().get(0).contains("exceeds the limit of 293"), log.lines().get(0));
     } finally {
       for (Socket s : stalled) {
         s.close();

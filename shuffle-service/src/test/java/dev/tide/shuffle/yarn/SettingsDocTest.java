@@ -50,6 +50,12 @@ class SettingsDocTest {
         SettingsDocs.xmlProperties(List.of(ShuffleServiceOptions.MIGRATION_MAX_BYTES_PER_SEC), ""));
   }
 
+  @Test
+  void yarnSiteTemplateCarriesTheEncryptionRequirementAsTheOptionDefinesIt() throws Exception {
+    SettingsDocs.checkSection(YARN_SITE, "encryption (from ShuffleServiceOptions)",
+        SettingsDocs.xmlProperties(List.of(ShuffleServiceOptions.CRYPTO_REQUIRED), ""));
+  }
+
   /**
    * PROTOCOL.md's table of limits names each limit's setting with its default in prose
    * ({@code `tide.shuffle.maxReply` (1 GiB)}); those defaults are the options' defaults.

@@ -71,7 +71,16 @@ public final class Driver {
     // tide.executor.shuffle.checksum.enabled=false: its own data set, indexed without segment checksums.
     SERVERS.put("tide-nocrc", new Server("tide", p + "tide.Tide", "tide-nocrc",
         List.of("transport=nio", "checksums=off"), Map.of("transport", "nio", "checksums", "off")));
+    // tide.network.crypto.enabled=true on the client, tide.shuffle.crypto.required on the server.
+    SERVERS.put("tide-crypto", new Server("tide", p + "tide.Tide", "tide",
+        List.of("transport=nio", "checksums=on", "crypto=on"),
+        Map.of("transport", "nio", "checksums", "on", "crypto", "required")));
     SERVERS.put("spark", new Server("spark", p + "spark.Spark", "spark", List.of(), Map.of()));
+    // spark.network.crypto.enabled=true on both sides (AuthEngine instead of SASL).
+    SERVERS.put("spark-crypto", new Server("spark", p + "spark.Spark", "spark",
+        List.of("crypto=on"), Map.of("crypto", "on")));
+    SERVERS.put("spark35-crypto", new Server("spark35", p + "spark.Spark", "spark",
+        List.of("crypto=on"), Map.of("crypto", "on")));
     // The spark35 module compiles the spark module's sources against Spark 3.5.5; same layout.
     SERVERS.put("spark35", new Server("spark35", p + "spark.Spark", "spark", List.of(),
         Map.of()));
@@ -383,7 +392,7 @@ public final class Driver {
     List<String[]> pairs = new ArrayList<>();
     if (servers.contains("tide")) {
       for (String peer : servers) {
-        if (!peer.startsWith("tide")) {
+        if (!peer.startsWith("tide") && !peer.endsWith("-crypto")) {
           pairs.add(new String[] {"tide", peer});
         }
       }
@@ -392,6 +401,16 @@ public final class Driver {
       }
       if (servers.contains("tide-nocrc")) {
         pairs.add(new String[] {"tide", "tide-nocrc"});
+      }
+    }
+    if (servers.contains("tide-crypto")) {
+      if (servers.contains("tide")) {
+        pairs.add(new String[] {"tide-crypto", "tide"});
+      }
+      for (String peer : servers) {
+        if (peer.startsWith("spark") && peer.endsWith("-crypto")) {
+          pairs.add(new String[] {"tide-crypto", peer});
+        }
       }
     }
     return pairs;

@@ -26,7 +26,8 @@ public final class SparkClient {
     Map<String, String> a = LoadGenerator.args(argv);
     int port = Integer.parseInt(a.get("port"));
     Workload w = Workload.forBlockSize(Integer.parseInt(a.get("block")), Integer.MAX_VALUE);
-    ExternalBlockStoreClient client = new ExternalBlockStoreClient(SparkConfs.conf(),
+    ExternalBlockStoreClient client = new ExternalBlockStoreClient(
+        SparkConfs.conf(SparkConfs.crypto(a)),
         SparkConfs.SECRETS, true, 10_000);
     client.init(DataSets.APP_ID);
     try {

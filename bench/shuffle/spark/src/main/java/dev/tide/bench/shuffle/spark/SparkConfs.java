@@ -24,9 +24,19 @@ final class SparkConfs {
 
   private SparkConfs() {}
 
-  static TransportConf conf() {
+  /**
+   * @param crypto {@code spark.network.crypto.enabled=true}: authentication and encryption by
+   *     Spark's AuthEngine (its default cipher) instead of SASL without encryption
+   */
+  static TransportConf conf(boolean crypto) {
     // Retries would hide failures from the benchmark; every failure must fail the run.
     return new TransportConf("shuffle", new MapConfigProvider(Map.of(
-        "spark.shuffle.io.maxRetries", "0")));
+        "spark.shuffle.io.maxRetries", "0",
+        "spark.network.crypto.enabled", Boolean.toString(crypto))));
+  }
+
+  /** Whether the run's options ask for {@code crypto=on}. */
+  static boolean crypto(Map<String, String> args) {
+    return args.getOrDefault("crypto", "off").equals("on");
   }
 }

@@ -54,7 +54,7 @@ public final class SparkServer {
       }
     });
 
-    TransportConf conf = SparkConfs.conf();
+    TransportConf conf = SparkConfs.conf(SparkConfs.crypto(a));
     ExternalShuffleBlockResolver resolver = new ExternalShuffleBlockResolver(conf, (File) null);
     resolver.registerExecutor(DataSets.APP_ID, EXEC_ID,
         new ExecutorShuffleInfo(localDirs, SUB_DIRS, "sort"));
@@ -69,7 +69,9 @@ public final class SparkServer {
     System.out.println("READY " + server.getPort() + " spark="
         + TransportContext.class.getPackage().getImplementationVersion() + " netty="
         + Version.identify().get("netty-transport").artifactVersion() + " transport="
-        + channel.replace("ServerSocketChannel", "").toLowerCase(java.util.Locale.ROOT));
+        + channel.replace("ServerSocketChannel", "").toLowerCase(java.util.Locale.ROOT)
+        + " crypto=" + (conf.encryptionEnabled() ? "on cipher=" + conf.cipherTransformation()
+        : "off"));
     System.out.flush();
     DataSets.awaitTermination();
   }

@@ -6,6 +6,7 @@ import dev.tide.bench.shuffle.Workload;
 import dev.tide.shuffle.BlockId;
 import dev.tide.shuffle.client.BlockReader;
 import dev.tide.shuffle.client.ShuffleClient;
+import dev.tide.shuffle.client.ShuffleClientConfig;
 import dev.tide.shuffle.protocol.FetchReply;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -32,7 +33,10 @@ public final class TideClient {
     int port = Integer.parseInt(a.get("port"));
     Workload w = Workload.forBlockSize(Integer.parseInt(a.get("block")), Integer.MAX_VALUE);
     boolean verify = a.getOrDefault("checksums", "on").equals("on");
-    try (ShuffleClient client = new ShuffleClient(DataSets.APP_ID, DataSets.SECRET)) {
+    // crypto=on (server tide-crypto): tide.network.crypto.enabled=true, AES-GCM records.
+    boolean crypto = a.getOrDefault("crypto", "off").equals("on");
+    try (ShuffleClient client = new ShuffleClient(DataSets.APP_ID, DataSets.SECRET,
+        ShuffleClientConfig.DEFAULTS.withEncryption(crypto))) {
       LoadGenerator.run(a.getOrDefault("server", "tide"), w, (reduce, mapStart, mapEnd) -> {
         List<BlockId> ids = new ArrayList<>(mapEnd - mapStart);
         for (int m = mapStart; m < mapEnd; m++) {

@@ -30,7 +30,9 @@ import java.util.Map;
  * map tasks write it with {@code tide.executor.shuffle.checksum.enabled=true}, and every FETCH_REPLY
  * carries the blocks' checksums; with {@code checksums=off} (server {@code tide-nocrc}) the index
  * has none and replies carry -1. The server reads back the index of map 0 and announces what it
- * holds ({@code checksums=on|off}), refusing to start if that is not what was asked for.
+ * holds ({@code checksums=on|off}), refusing to start if that is not what was asked for. With
+ * {@code crypto=on} (server {@code tide-crypto}) it refuses clients that do not encrypt
+ * ({@code tide.shuffle.crypto.required}) and announces {@code crypto=required}.
  */
 public final class TideServer {
   public static void main(String[] argv) throws Exception {
@@ -59,13 +61,14 @@ public final class TideServer {
           + " but the index " + index0 + (indexedChecksums ? " has" : " has no")
           + " segment checksums; delete " + dataDir + " to regenerate it");
     }
+    boolean crypto = onOff(a.getOrDefault("crypto", "off"), "crypto");
     String transport = a.getOrDefault("transport", "nio");
     if (!transport.equals("nio") && !transport.equals("epoll")) {
       throw new IllegalArgumentException("transport must be nio or epoll, got " + transport);
     }
     ShuffleServerConfig config = ShuffleServerConfig.builder()
         .bindHost("127.0.0.1").port(0).localDirs(List.of(nmLocal))
-        .useEpoll(transport.equals("epoll")).build();
+        .useEpoll(transport.equals("epoll")).cryptoRequired(crypto).build();
     ShuffleServer server = new ShuffleServer(config);
     server.registerApplication(DataSets.APP_ID, user, DataSets.SECRET);
     server.start();
@@ -78,7 +81,8 @@ public final class TideServer {
           ? " (native epoll unavailable: " + Epoll.unavailabilityCause() + ")" : ""));
     }
     System.out.println("READY " + server.port() + " transport=" + actual + " checksums="
-        + (indexedChecksums ? "on" : "off") + " netty="
+        + (indexedChecksums ? "on" : "off") + " crypto=" + (crypto ? "required" : "optional")
+        + " netty="
         + Version.identify().get("netty-transport").artifactVersion());
     System.out.flush();
     DataSets.awaitTermination();
