@@ -182,7 +182,8 @@ public final class Driver implements AutoCloseable {
       List<dev.tide.shuffle.protocol.MapOutputId> maps) throws Exception {
     java.time.Duration wait = java.time.Duration.ofMillis(timeoutMillis).plusMinutes(2);
     try (dev.tide.shuffle.client.ShuffleClient client = new dev.tide.shuffle.client.ShuffleClient(
-        appId, secret, dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS.withReadTimeout(wait))) {
+        appId, secret, dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS.withReadTimeout(wait)
+            .withEncryption(dev.tide.app.AppOptions.networkCryptoEnabled(conf)))) {
       return client.migrate(host, port, targetHost, targetPort, timeoutMillis, maps);
     }
   }

@@ -104,8 +104,10 @@ public final class ShuffleServer implements AutoCloseable {
 
   /** @param stats where the server counts what it does (the NodeManager adapter's metrics) */
   public ShuffleServer(ShuffleServerConfig config, ServerStats stats) {
+    // Pushes to another service always encrypt: both ends speak the migration messages, so
+    // both know encryption, and the target may require it (tide.shuffle.crypto.required).
     this(config, stats, app -> new dev.tide.shuffle.client.ShuffleClient(app.appId(),
-        app.secret(), dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS));
+        app.secret(), dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS.withEncryption(true)));
   }
 
   /**
