@@ -33,9 +33,9 @@ public final class ApplicationAcls {
    * configuration (the cluster's), the view ACL of {@link #forYarn}, and {@code owner}.
    */
   public static ViewAccess viewAccess(Configuration conf, String application, String owner) {
-    return new ViewAccess(
-        conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE),
-        application, owner, view(conf),
+    boolean enabled = conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE,
+        YarnConfiguration.DEFAULT_YARN_ACL_ENABLE);
+    return new ViewAccess(enabled, application, owner, view(conf),
         ViewAccess.Acl.parse(conf.get(YarnConfiguration.YARN_ADMIN_ACL,
             YarnConfiguration.DEFAULT_YARN_ADMIN_ACL)),
         AmOptions.VIEW_ACLS.key() + " (users) or " + AmOptions.VIEW_ACLS_GROUPS.key()

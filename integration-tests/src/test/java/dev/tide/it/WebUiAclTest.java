@@ -87,16 +87,10 @@ class WebUiAclTest {
     conf.set("tide.ui.modify.acls", KILLER);
     conf.set("tide.dynamicAllocation.maxExecutors", "1");
     long submitted = System.currentTimeMillis();
-    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Submitter.run(conf, System.out, "sleep", "-m", "1", "-r", "1", "-mt", "100",
-            "-rt", "150000");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<JobRun> job = BackgroundJob.submit(conf, System.out, "sleep", "-m", "1",
+        "-r", "1", "-mt", "100", "-rt", "150000");
     YarnClient yarn = cluster.yarnClient();
-    ApplicationReport report = awaitRunning(yarn, job, submitted);
+    ApplicationReport report = BackgroundJob.awaitRunning(yarn, job, submitted);
     ApplicationId appId = report.getApplicationId();
     String proxy = "http://" + conf.get("yarn.resourcemanager.webapp.address") + "/proxy/"
         + appId + "/";
@@ -169,22 +163,6 @@ class WebUiAclTest {
         });
   }
 
-  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job,
-      long since) {
-    return Await.value(Duration.ofSeconds(60), "the application to run", () -> {
-      for (ApplicationReport r : yarn.getApplications()) {
-        if (r.getYarnApplicationState() == YarnApplicationState.RUNNING
-            && r.getStartTime() >= since && r.getOriginalTrackingUrl() != null
-            && r.getOriginalTrackingUrl().startsWith("http")) {
-          return r;
-        }
-      }
-      if (job.isDone()) {
-        throw new AssertionError("the application never ran: " + job.get().output());
-      }
-      return null;
-    });
-  }
 
   private record Reply(int code, String body) {}
 
