@@ -97,6 +97,31 @@ public final class AmOptions {
           .withCheck(url -> url.isEmpty() || url.startsWith("http://")
               || url.startsWith("https://"), "must be empty or an http:// or https:// URL");
 
+  public static final ConfigOption<String> VIEW_ACLS = aclOption("tide.ui.view.acls",
+      "Users (comma-separated; * for everyone) who may read the application's web UI, JSON API"
+          + " and /jmx, its ResourceManager pages and its logs (yarn logs), beside the submitting"
+          + " user and YARN's admins (yarn.admin.acl). The client sets it as the application's"
+          + " VIEW_APP ACL; it applies when yarn.acl.enable is true. Others get 403.");
+  public static final ConfigOption<String> VIEW_ACLS_GROUPS = aclOption(
+      "tide.ui.view.acls.groups", "Groups (comma-separated; * for everyone) whose members may"
+          + " read what tide.ui.view.acls grants; groups as the cluster's"
+          + " hadoop.security.group.mapping resolves them.");
+  public static final ConfigOption<String> MODIFY_ACLS = aclOption("tide.ui.modify.acls",
+      "Users (comma-separated; * for everyone) who may kill the application (yarn application"
+          + " -kill, bin/tide kill), beside the submitting user and YARN's admins: the"
+          + " application's MODIFY_APP ACL, which YARN enforces when yarn.acl.enable is true.");
+  public static final ConfigOption<String> MODIFY_ACLS_GROUPS = aclOption(
+      "tide.ui.modify.acls.groups", "Groups (comma-separated; * for everyone) whose members may"
+          + " do what tide.ui.modify.acls grants.");
+
+  /** A comma-separated list of user or group names: no blank inside a name. */
+  private static ConfigOption<String> aclOption(String key, String description) {
+    return stringOption(key, "", description).withCheck(
+        names -> java.util.Arrays.stream(names.split(",")).map(String::trim)
+            .noneMatch(name -> name.chars().anyMatch(Character::isWhitespace)),
+        "must be names separated by commas (no blank inside a name)");
+  }
+
   /** The values of {@link #PLACEMENT}. */
   public enum Placement { LOCALITY, SPREAD, PACK }
 
@@ -141,7 +166,7 @@ public final class AmOptions {
         CLIENT_DETACH, AM_MAX_ATTEMPTS, APP_TAGS, APP_PRIORITY, AM_NODE_LABEL_EXPRESSION,
         EXECUTOR_NODE_LABEL_EXPRESSION, PLACEMENT,
         FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT,
-        HISTORY_URL);
+        HISTORY_URL, VIEW_ACLS, VIEW_ACLS_GROUPS, MODIFY_ACLS, MODIFY_ACLS_GROUPS);
   }
 
   /**

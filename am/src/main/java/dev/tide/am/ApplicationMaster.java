@@ -33,6 +33,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -47,9 +48,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationAccessType;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -261,7 +264,8 @@ public final class ApplicationMaster {
     new AmMetricsSource(model, this::currentStatus).register(
         DefaultMetricsSystem.initialize(AmMetricsSource.PREFIX));
     statusServer = new AmWebServer(conf, host, this::currentStatus, model,
-        System.getenv(Environment.CONTAINER_ID.name()) != null);
+        System.getenv(Environment.CONTAINER_ID.name()) != null,
+        ApplicationAcls.viewAccess(conf, appId.toString(), submittingUser()));
     statusServer.start();
     RegisterApplicationMasterResponse registration = amrmClient.registerApplicationMaster(host,
         statusServer.port(), statusServer.trackingUrl());
@@ -313,10 +317,25 @@ public final class ApplicationMaster {
       t.setDaemon(true);
       return t;
     });
-    ExecutorLauncher launcher =
-        new ExecutorLauncher(contexts, nmClient::startContainer, launcherPool);
+    Map<ApplicationAccessType, String> acls = ApplicationAcls.forYarn(conf);
+    ExecutorLauncher launcher = new ExecutorLauncher(contexts, (container, context) -> {
+      // A NodeManager takes the application's ACLs (its container logs, yarn logs) from the
+      // first container of the application it starts: on a node without the AM, an executor's.
+      context.setApplicationACLs(acls);
+      return nmClient.startContainer(container, context);
+    }, launcherPool);
     allocator.start(DriverCallbacks.of(driver), launcher, () -> driver.status().progress());
     return driver.run();
+  }
+
+  /**
+   * The user who submitted the application: {@code USER}, which the NodeManager sets to it in
+   * every container (the process may run as the NodeManager's own user under simple security).
+   */
+  private static String submittingUser() throws IOException {
+    String user = System.getenv(Environment.USER.name());
+    return user == null || user.isEmpty()
+        ? UserGroupInformation.getCurrentUser().getShortUserName() : user;
   }
 
   /**

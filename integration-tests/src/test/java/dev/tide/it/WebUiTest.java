@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,16 +77,10 @@ class WebUiTest {
     long submitted = System.currentTimeMillis();
     conf.set("tide.dynamicAllocation.maxExecutors", "4");
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
-    CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Submitter.run(conf, System.out, "sleep", "-m", "16", "-r", "1", "-mt", "1500",
-            "-rt", "25000");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<JobRun> job = BackgroundJob.submit(conf, System.out, "sleep", "-m", "16",
+        "-r", "1", "-mt", "1500", "-rt", "25000");
     YarnClient yarn = cluster.yarnClient();
-    ApplicationReport report = awaitRunning(yarn, job, submitted);
+    ApplicationReport report = BackgroundJob.awaitRunning(yarn, job, submitted);
     assertTrue(report.getTrackingUrl().contains("/proxy/" + report.getApplicationId() + "/"),
         report.getTrackingUrl());
     // The report's URL carries the port the RM was configured with (0 under test): the same
@@ -202,26 +195,6 @@ class WebUiTest {
     assertTrue(browser.findElement(By.id("executors-chart")).isDisplayed());
   }
 
-  /**
-   * The job's application once it runs: the one started since {@code since} (other test
-   * classes' applications share the cluster).
-   */
-  private static ApplicationReport awaitRunning(YarnClient yarn, CompletableFuture<JobRun> job,
-      long since) {
-    return Await.value(Duration.ofSeconds(60), "the application to run", () -> {
-      for (ApplicationReport r : yarn.getApplications()) {
-        if (r.getYarnApplicationState() == YarnApplicationState.RUNNING
-            && r.getStartTime() >= since
-            && r.getOriginalTrackingUrl() != null && r.getOriginalTrackingUrl().startsWith("http")) {
-          return r;
-        }
-      }
-      if (job.isDone()) {
-        throw new AssertionError("the application never ran");
-      }
-      return null;
-    });
-  }
 
   private static int peak(JsonNode allocation) {
     int peak = 0;

@@ -1,6 +1,7 @@
 package dev.tide.am.client;
 
 import dev.tide.am.AmOptions;
+import dev.tide.am.ApplicationAcls;
 import dev.tide.am.ApplicationMaster;
 import dev.tide.am.ContainerSizes;
 import dev.tide.am.staging.BadResourceException;
@@ -349,6 +350,7 @@ public final class TideClient extends Configured implements Tool {
     ContainerLaunchContext amContainer = ContainerLaunchContext.newInstance(localResources,
         ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX), List.of(amCommand(conf)), null,
         ByteBuffer.wrap(ExecutorLaunchContexts.serialize(credentials)), null);
+    amContainer.setApplicationACLs(ApplicationAcls.forYarn(conf));
 
     context.setApplicationName(AmOptions.appName(conf, job));
     context.setApplicationType(APPLICATION_TYPE);

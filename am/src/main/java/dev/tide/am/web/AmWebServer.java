@@ -4,6 +4,8 @@ import dev.tide.driver.JobStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import javax.servlet.http.HttpServlet;
@@ -21,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * application: the pages Overview ({@code /}), {@code /stages}, {@code /executors} and
  * {@code /allocation}; the JSON API {@code /api/v1/<resource>} (docs/web-ui.md); and
  * {@code /status}, the job's status as {@code key=value} lines ({@link JobStatusText}) that the
- * client polls.
+ * client polls. With YARN's application ACLs on, everything but {@code /status} answers only the
+ * users {@link ViewAccess} allows ({@link ViewAclFilter}).
  */
 public final class AmWebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AmWebServer.class);
@@ -29,19 +32,33 @@ public final class AmWebServer implements AutoCloseable {
   private static final String MODEL = "ui.model";
   static final String AM_FILTER_INITIALIZER =
       "org.apache.hadoop.yarn.server.webproxy.amfilter.AmFilterInitializer";
+  private static final String STATIC_USER_FILTER = "org.apache.hadoop.http.lib.StaticUserWebFilter";
+  private static final String VIEW_ACL_FILTER = "tide_view_acl";
 
   private final HttpServer2 server;
   private final String host;
+
+  /** Without access control ({@link ViewAccess#OPEN}). */
+  public AmWebServer(Configuration conf, String host, Supplier<JobStatus> status, AppModel model,
+      boolean proxied) throws IOException {
+    this(conf, host, status, model, proxied, ViewAccess.OPEN);
+  }
 
   /**
    * Binds all interfaces on a free port; {@code host} is the name the tracking URL advertises.
    *
    * @param proxied whether to install YARN's AmIpFilter (in a container launched by YARN)
+   * @param access who may read the UI; when {@link ViewAccess#enabled()}, every path but
+   *     {@code /status} is behind a {@link ViewAclFilter}, and Hadoop's HTTP authentication and
+   *     static-user filters are left out: the user is the one the ResourceManager's proxy names
    */
   public AmWebServer(Configuration conf, String host, Supplier<JobStatus> status, AppModel model,
-      boolean proxied) throws IOException {
+      boolean proxied, ViewAccess access) throws IOException {
     this.host = host;
     Configuration httpConf = new Configuration(conf);
+    if (access.enabled()) {
+      withoutUserFilters(httpConf);
+    }
     if (proxied && !onClasspath(AM_FILTER_INITIALIZER)) {
       LOG.warn("{} is not on the classpath (hadoop-yarn-server-web-proxy): the web UI is served"
           + " without YARN's AmIpFilter", AM_FILTER_INITIALIZER);
@@ -54,6 +71,10 @@ public final class AmWebServer implements AutoCloseable {
     }
     server = new HttpServer2.Builder().setName("tide").addEndpoint(URI.create("http://0.0.0.0:0"))
         .setFindPort(true).setConf(httpConf).build();
+    if (access.enabled()) {
+      // After the AmIpFilter (added while building), which sets the proxy's user.
+      server.addFilter(VIEW_ACL_FILTER, ViewAclFilter.class.getName(), access.parameters());
+    }
     server.setAttribute(STATUS, status);
     server.setAttribute(MODEL, model);
     server.addServlet("status", "/status", StatusServlet.class);
@@ -65,6 +86,26 @@ public final class AmWebServer implements AutoCloseable {
     }
     server.addServlet("overview", "/index.html", PageServlet.class);
     server.addServlet("root", "", PageServlet.class);
+  }
+
+  /**
+   * Drops the filters of {@code hadoop.http.filter.initializers} that set the request's user
+   * themselves: an AM behind the ResourceManager's proxy learns its user from the proxy
+   * (AmIpFilter), has no HTTP keytab for SPNEGO, and must not take a {@code user.name} parameter
+   * or the static user ({@code dr.who}) for the user.
+   */
+  static void withoutUserFilters(Configuration httpConf) {
+    List<String> kept = new ArrayList<>();
+    for (String initializer : httpConf.getTrimmedStrings(HttpServer2.FILTER_INITIALIZER_PROPERTY)) {
+      if (initializer.endsWith("AuthenticationFilterInitializer")
+          || initializer.equals(STATIC_USER_FILTER)) {
+        LOG.info("Web UI: leaving out {} (the ResourceManager's proxy names the user)",
+            initializer);
+      } else {
+        kept.add(initializer);
+      }
+    }
+    httpConf.set(HttpServer2.FILTER_INITIALIZER_PROPERTY, String.join(",", kept));
   }
 
   private static boolean onClasspath(String className) {
