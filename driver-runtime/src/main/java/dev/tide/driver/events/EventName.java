@@ -44,7 +44,11 @@ public enum EventName {
   BATCH_SUBMITTED("batchSubmitted"),
   BATCH_STARTED("batchStarted"),
   BATCH_COMPLETED("batchCompleted"),
-  STREAMING_ALLOCATION("streamingAllocation");
+  STREAMING_ALLOCATION("streamingAllocation"),
+  TOKENS_OBTAINED("tokensObtained"),
+  TOKENS_RENEWED("tokensRenewed"),
+  TOKENS_REOBTAINED("tokensReobtained"),
+  TOKENS_SENT("tokensSent");
 
   private static final Map<String, EventName> BY_WIRE_NAME = Arrays.stream(values())
       .collect(Collectors.toUnmodifiableMap(EventName::wireName, Function.identity()));
