@@ -198,6 +198,7 @@ public final class TideClient extends Configured implements Tool {
   private int run(ClientCommand command, Configuration conf) throws Exception {
     List<UserResources.Resource> resources;
     Credentials tokens;
+    boolean streaming;
     try {
       if (command.job().equals(STOP_COMMAND) && command.jar().isEmpty()) {
         return stop(conf, command.jobArgs());
@@ -210,7 +211,7 @@ public final class TideClient extends Configured implements Tool {
       }
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
-      JobPreflight.check(command, conf);
+      streaming = JobPreflight.check(command, conf);
     } catch (ClientCommand.UsageException | BadResourceException e) {
       return usageError(e.getMessage());
     }
@@ -219,6 +220,9 @@ public final class TideClient extends Configured implements Tool {
     } catch (KerberosLogin.LoginProblem | IllegalArgumentException | IOException e) {
       err.println("tide: " + e.getMessage());
       return 2;
+    }
+    if (streaming) {
+      TokenLifetime.streamWarning(conf, tokens, Instant.now()).ifPresent(err::println);
     }
     String job = command.job();
     List<String> jobArgs = command.jobArgs();

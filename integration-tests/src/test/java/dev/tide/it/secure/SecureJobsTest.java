@@ -105,6 +105,31 @@ class SecureJobsTest {
     assertEquals(applicationsBefore, secure.cluster().yarnClient().getApplications().size());
   }
 
+  @Test
+  void aKeytabWithoutThePrincipalsKeyOrNoRmPrincipalIsOneLine() throws Exception {
+    int applicationsBefore = secure.cluster().yarnClient().getApplications().size();
+    UserGroupInformation noTicket = UserGroupInformation.createRemoteUser("carol");
+
+    JobRun wrongKeytab = SecureCluster.as(noTicket, () -> Submitter.run(conf(), System.out,
+        "--principal", secure.principal(SecureCluster.BOB), "--keytab",
+        secure.keytab(SecureCluster.ALICE).toString(), "wordcount", "/in", "/out"));
+    Configuration noRmPrincipal = conf();
+    noRmPrincipal.unset("yarn.resourcemanager.principal");
+    JobRun noRenewer = SecureCluster.as(alice, () -> Submitter.run(noRmPrincipal, System.out,
+        LookupJob.class.getName(), "/user/alice/words", "/user/alice/out-no-renewer", "/m"));
+
+    assertEquals(2, wrongKeytab.exitCode(), wrongKeytab.output());
+    assertEquals(List.of("tide: keytab " + secure.keytab(SecureCluster.ALICE) + " holds no key"
+        + " of " + secure.principal(SecureCluster.BOB) + " (it holds "
+        + secure.principal(SecureCluster.ALICE) + "): check --principal, or use that"
+        + " principal's keytab"), wrongKeytab.output().lines().toList());
+    assertEquals(2, noRenewer.exitCode(), noRenewer.output());
+    assertTrue(noRenewer.output().lines().anyMatch(l -> l.startsWith("tide: security is on but"
+        + " yarn.resourcemanager.principal is not set")), noRenewer.output());
+    assertTrue(noRenewer.output().lines().noneMatch(l -> l.startsWith("\tat ")));
+    assertEquals(applicationsBefore, secure.cluster().yarnClient().getApplications().size());
+  }
+
   private static Configuration conf() {
     Configuration conf = secure.clientConf();
     conf.set("tide.dynamicAllocation.maxExecutors", "2");
