@@ -66,8 +66,10 @@ public final class SecureCluster implements AutoCloseable {
       settings.accept(base);
       // Before any daemon logs in: UserGroupInformation reads "security on" once, JVM-wide.
       UserGroupInformation.setConfiguration(base);
-      EmbeddedCluster cluster = EmbeddedCluster.start(name, nodeManagers, workDir, base,
-          conf -> { });
+      // Absolute: the containers' CLASSPATH names the conf dir, from their own working dirs
+      // (with a relative one they miss core-site.xml and run with security off).
+      EmbeddedCluster cluster = EmbeddedCluster.start(name, nodeManagers,
+          workDir.toAbsolutePath(), base, settings);
       SecureCluster secure = new SecureCluster(kdc, cluster, keytabs);
       secure.makeHome(ALICE);
       secure.makeHome(BOB);

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 480, unit = TimeUnit.SECONDS)
 class SecureStreamTest {
-  static final long RENEW_INTERVAL_MS = 20_000;
-  static final long MAX_LIFETIME_MS = 60_000;
+  static final long RENEW_INTERVAL_MS = 10_000;
+  static final long MAX_LIFETIME_MS = 30_000;
   private static final String EVENTS = "/tmp/tide-events-secure-stream";
   private static SecureCluster secure;
   private static UserGroupInformation alice;
