@@ -325,7 +325,16 @@ public final class ApplicationMaster {
           DelegationTokens.fileSystems(conf,
               dev.tide.driver.job.JobArgs.decode(AppOptions.JOB_ARGS.get(conf))),
           tokenListener(driver, contexts), dev.tide.time.Clock.system());
-      tokenRefresher.start(UserGroupInformation.getCurrentUser().getCredentials());
+      TokenRefresher refresher = tokenRefresher;
+      org.apache.hadoop.security.Credentials launched =
+          UserGroupInformation.getCurrentUser().getCredentials();
+      // Started once the job has started, so that tokensObtained lands in the event log.
+      driver.onEvent(event -> {
+        model.apply(event);
+        if (event.is(dev.tide.driver.events.EventName.JOB_START)) {
+          refresher.start(launched);
+        }
+      });
     }
     AtomicInteger launcherThreads = new AtomicInteger();
     launcherPool = Executors.newFixedThreadPool(LAUNCHER_THREADS, r -> {

@@ -106,6 +106,8 @@ class SecureStreamTest {
         && l.contains("delegation tokens reach their maximum lifetime at")
         && l.contains("a stream that runs longer needs --principal and --keytab")),
         "the application's diagnostics: " + run.output());
+    List<EventLine> events = run.events(secure.cluster().fileSystem(), EVENTS);
+    assertEquals("false", JobRun.named(events, EventName.TOKENS_OBTAINED).get(0).get("keytab"));
   }
 
   /** The token events and batch count of a stream, one line each, for the test's report. */
