@@ -148,6 +148,24 @@ public final class AmOptions {
           "How long a node with repeated executor failures gets no executors (unless every"
           + " node is excluded: see tide.yarn.maxFailuresPerHost).");
 
+  public static final ConfigOption<String> KERBEROS_PRINCIPAL =
+      stringOption("tide.kerberos.principal", "", "With tide.kerberos.keytab (or --principal"
+          + " and --keytab): the Kerberos principal the client and the ApplicationMaster log in"
+          + " as, so that the AM can obtain fresh delegation tokens for as long as the"
+          + " application runs (a stream beyond the tokens' maximum lifetime). Empty: the client"
+          + " uses the user's ticket (kinit) and the tokens it obtains end with their maximum"
+          + " lifetime.");
+  public static final ConfigOption<String> KERBEROS_KEYTAB =
+      stringOption("tide.kerberos.keytab", "", "The keytab of tide.kerberos.principal (a local"
+          + " file of the client). It is shipped to the ApplicationMaster as a file private to"
+          + " the application, as Spark ships --keytab.");
+  public static final ConfigOption<String> KERBEROS_FILESYSTEMS =
+      stringOption("tide.kerberos.access.hadoopFileSystems", "", "With Kerberos on: more"
+          + " FileSystems (comma-separated URIs, e.g. hdfs://other-nn:8020) the job's tasks"
+          + " use, for which the client obtains delegation tokens too. The default FileSystem,"
+          + " the event log's and every FileSystem a job argument names (hdfs://... in an"
+          + " input or output path) are always included.");
+
   /**
    * Set by the client in tide-job.xml, never by users: the fully qualified path of the staged
    * app jar, which the AM localizes for its executors. Absent when no jar was staged.
@@ -166,7 +184,8 @@ public final class AmOptions {
         CLIENT_DETACH, AM_MAX_ATTEMPTS, APP_TAGS, APP_PRIORITY, AM_NODE_LABEL_EXPRESSION,
         EXECUTOR_NODE_LABEL_EXPRESSION, PLACEMENT,
         FAILURES_VALIDITY_INTERVAL, MAX_FAILURES_PER_HOST, HOST_EXCLUSION_TIMEOUT,
-        HISTORY_URL, VIEW_ACLS, VIEW_ACLS_GROUPS, MODIFY_ACLS, MODIFY_ACLS_GROUPS);
+        HISTORY_URL, VIEW_ACLS, VIEW_ACLS_GROUPS, MODIFY_ACLS, MODIFY_ACLS_GROUPS,
+        KERBEROS_PRINCIPAL, KERBEROS_KEYTAB, KERBEROS_FILESYSTEMS);
   }
 
   /**

@@ -5,6 +5,9 @@ import dev.tide.am.allocation.LocalityPlacement;
 import dev.tide.am.allocation.MaxExecutorFailures;
 import dev.tide.am.allocation.NodeListPlacement;
 import dev.tide.am.allocation.RackCache;
+import dev.tide.am.security.DelegationTokens;
+import dev.tide.am.security.KerberosLogin;
+import dev.tide.am.security.TokenRefresher;
 import dev.tide.am.staging.ContainerCommands;
 import dev.tide.am.staging.UserResources;
 import dev.tide.am.web.AmWebServer;
@@ -134,6 +137,8 @@ public final class ApplicationMaster {
   private final AppModel model = new AppModel();
   private YarnAllocator allocator;
   private ExecutorService launcherPool;
+  /** Keeps the delegation tokens valid on a Kerberized cluster; null otherwise. */
+  private TokenRefresher tokenRefresher;
   private YarnApplicationLiveness liveness;
   private boolean registered;
   /** The application's staging directory (from the client), or null. */
@@ -167,6 +172,11 @@ public final class ApplicationMaster {
             + new File("").getAbsolutePath() + "; was this AM submitted by TideClient?");
       }
       conf.addResource(new Path(jobConf.getAbsolutePath()));
+      Optional<KerberosLogin.Keytab> keytab = shippedKeytab(conf);
+      if (keytab.isPresent()) {
+        KerberosLogin.loginProcess(keytab.get());
+        LOG.info("Logged in as {} from the shipped keytab", keytab.get().principal());
+      }
       String containerId = System.getenv(Environment.CONTAINER_ID.name());
       if (containerId == null) {
         throw new IllegalStateException("environment variable " + Environment.CONTAINER_ID.name()
@@ -310,7 +320,25 @@ public final class ApplicationMaster {
     LOG.info("Driver of {} listening at {}:{}", appId, driverHost, rpc.getPort());
 
     ExecutorLaunchContexts contexts = new ExecutorLaunchContexts(conf, appId.toString(),
-        driverHost, rpc.getPort(), secret, UserResources.stagedResources(conf));
+        driverHost, rpc.getPort(), secret, UserResources.stagedResources(conf),
+        DelegationTokens.forExecutors(
+            UserGroupInformation.getCurrentUser().getCredentials()));
+    if (UserGroupInformation.isSecurityEnabled()) {
+      tokenRefresher = new TokenRefresher(conf, shippedKeytab(conf),
+          DelegationTokens.fileSystems(conf,
+              dev.tide.driver.job.JobArgs.decode(AppOptions.JOB_ARGS.get(conf))),
+          tokenListener(driver, contexts), dev.tide.time.Clock.system());
+      TokenRefresher refresher = tokenRefresher;
+      org.apache.hadoop.security.Credentials launched =
+          UserGroupInformation.getCurrentUser().getCredentials();
+      // Started once the job has started, so that tokensObtained lands in the event log.
+      driver.onEvent(event -> {
+        model.apply(event);
+        if (event.is(dev.tide.driver.events.EventName.JOB_START)) {
+          refresher.start(launched);
+        }
+      });
+    }
     AtomicInteger launcherThreads = new AtomicInteger();
     launcherPool = Executors.newFixedThreadPool(LAUNCHER_THREADS, r -> {
       Thread t = new Thread(r, "tide-launcher-" + launcherThreads.incrementAndGet());
@@ -336,6 +364,51 @@ public final class ApplicationMaster {
     String user = System.getenv(Environment.USER.name());
     return user == null || user.isEmpty()
         ? UserGroupInformation.getCurrentUser().getShortUserName() : user;
+  }
+
+  /**
+   * The keytab the client shipped ({@code --keytab}), in the working directory, with its
+   * principal; empty without one or with security off.
+   */
+  static Optional<KerberosLogin.Keytab> shippedKeytab(Configuration conf) {
+    String principal = AmOptions.KERBEROS_PRINCIPAL.get(conf);
+    File keytab = new File(AmOptions.KERBEROS_KEYTAB.get(conf)).getAbsoluteFile();
+    if (!UserGroupInformation.isSecurityEnabled() || principal.isEmpty()
+        || AmOptions.KERBEROS_KEYTAB.get(conf).isEmpty() || !keytab.isFile()) {
+      return Optional.empty();
+    }
+    return Optional.of(new KerberosLogin.Keytab(principal, keytab.getPath()));
+  }
+
+  /**
+   * Fresh tokens go to the running executors (over the driver's RPC) and into the launch
+   * context of later ones; tokens that cannot outlive the job end it.
+   */
+  private static TokenRefresher.Listener tokenListener(Driver driver,
+      ExecutorLaunchContexts contexts) {
+    return new TokenRefresher.Listener() {
+      @Override
+      public void event(dev.tide.driver.events.EventName name, Object... keyValues) {
+        driver.logEvent(name, keyValues);
+      }
+
+      @Override
+      public void fresh(org.apache.hadoop.security.Credentials executorCredentials) {
+        try {
+          contexts.updateCredentials(DelegationTokens.forExecutors(
+              UserGroupInformation.getCurrentUser().getCredentials()));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+        driver.updateTokens(ExecutorLaunchContexts.serialize(executorCredentials));
+      }
+
+      @Override
+      public void expiring(String diagnostics) {
+        LOG.error("Ending the application: {}", diagnostics);
+        driver.abort(diagnostics);
+      }
+    };
   }
 
   /**
@@ -443,6 +516,9 @@ public final class ApplicationMaster {
     }
     if (launcherPool != null) {
       launcherPool.shutdownNow();
+    }
+    if (tokenRefresher != null) {
+      tokenRefresher.close();
     }
     if (registered) {
       try {

@@ -111,6 +111,8 @@ public final class Driver implements AutoCloseable {
   private final ShuffleMigrator migrator;
   /** Where the migrator's requests to shuffle services wait for their answers. */
   private final java.util.concurrent.ExecutorService migrationWorker;
+  /** The delegation tokens sent last ({@link #updateTokens}); null before. Event loop. */
+  private byte[] latestTokens;
   /** See {@link #showSubmissionSettings}. */
   private volatile List<dev.tide.conf.ConfigOption<?>> submissionSettings = List.of();
 
@@ -420,6 +422,25 @@ public final class Driver implements AutoCloseable {
     return done;
   }
 
+  /**
+   * Fresh delegation tokens (Hadoop token storage, see {@code RpcMessage.UpdateTokens}): sent to
+   * every registered executor now and to each that registers later; a {@code tokensSent} event
+   * records how many got them. Safe from any thread.
+   */
+  public void updateTokens(byte[] credentials) {
+    byte[] copy = credentials.clone();
+    post(() -> {
+      latestTokens = copy;
+      int sent = 0;
+      for (Channel channel : executors.channels()) {
+        RpcChannels.send(channel, new RpcMessage.UpdateTokens(copy));
+        sent++;
+      }
+      LOG.info("Sent fresh delegation tokens to {} executors", sent);
+      events.record(EventName.TOKENS_SENT, "executors", sent);
+    });
+  }
+
   /** Records a cluster-side event in the application's event log (if one is configured). */
   public void logEvent(EventName event, Object... keyValues) {
     post(() -> events.record(event, keyValues));
@@ -677,6 +698,10 @@ public final class Driver implements AutoCloseable {
     }
     executors.registered(id, channel, m.host(), clock.getAsLong());
     RpcChannels.send(channel, new RpcMessage.Registered(confBytes()));
+    if (latestTokens != null) {
+      // Launched with the tokens of its launch context, which may predate these.
+      RpcChannels.send(channel, new RpcMessage.UpdateTokens(latestTokens));
+    }
     LOG.info("Executor {} registered from {} ({} cores, {} ms after its JVM started)", id,
         m.host(), m.cores(), m.startupMillis());
     events.record(EventName.EXECUTOR_REGISTERED, "executor", id, "host", m.host(), "startupMs",

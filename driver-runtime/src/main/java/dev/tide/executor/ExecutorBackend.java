@@ -300,6 +300,8 @@ public final class ExecutorBackend implements AutoCloseable {
             }
           });
         });
+      } else if (message instanceof RpcMessage.UpdateTokens m) {
+        addTokens(m.credentials());
       } else if (message instanceof RpcMessage.RegisterRejected m) {
         exitWith(1, "The driver at " + driver() + " refused executor " + settings.executorId()
             + ": " + m.reason());
@@ -308,6 +310,27 @@ public final class ExecutorBackend implements AutoCloseable {
             + m.reason());
       } else {
         LOG.warn("Unexpected message {} from the driver", message);
+      }
+    }
+
+    /**
+     * Fresh delegation tokens from the driver: added to this JVM's Hadoop user, replacing those
+     * of the same services, so that the tasks' FileSystem calls use them from now on.
+     */
+    private void addTokens(byte[] storage) {
+      try {
+        org.apache.hadoop.security.Credentials credentials =
+            new org.apache.hadoop.security.Credentials();
+        credentials.readTokenStorageStream(new java.io.DataInputStream(
+            new java.io.ByteArrayInputStream(storage)));
+        org.apache.hadoop.security.UserGroupInformation.getCurrentUser()
+            .addCredentials(credentials);
+        LOG.info("Executor {} got {} fresh delegation tokens: {}", settings.executorId(),
+            credentials.numberOfTokens(), credentials.getAllTokens().stream()
+                .map(t -> t.getKind() + " for " + t.getService()).toList());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Executor {} cannot read the delegation tokens the driver sent; it keeps its"
+            + " old ones", settings.executorId(), e);
       }
     }
 

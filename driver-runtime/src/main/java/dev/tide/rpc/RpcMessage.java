@@ -164,4 +164,51 @@ public sealed interface RpcMessage {
       return new Heartbeat(executorId, List.of(ids));
     }
   }
+
+  /**
+   * Driver to executor, when the ApplicationMaster has obtained fresh delegation tokens (and to
+   * an executor that registers after that): the executor adds them to its Hadoop user, replacing
+   * the tokens of the same services. {@code credentials} is Hadoop's token storage
+   * ({@code Credentials#writeTokenStorageToStream}), as in a container's token file.
+   */
+  record UpdateTokens(byte[] credentials) implements RpcMessage {
+    public UpdateTokens {
+      credentials = credentials.clone();
+    }
+
+    @Override
+    public byte[] credentials() {
+      return credentials.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof UpdateTokens other
+          && java.util.Arrays.equals(credentials, other.credentials);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Arrays.hashCode(credentials);
+    }
+
+    @Override
+    public String toString() {
+      return "UpdateTokens[" + credentials.length + " bytes]";
+    }
+
+    @Override
+    public byte wireId() {
+      return RpcMessageIds.UPDATE_TOKENS;
+    }
+
+    @Override
+    public void encodePayload(ByteBuf out) {
+      RpcWriter.bytes(out, credentials);
+    }
+
+    static UpdateTokens decode(RpcReader in) {
+      return new UpdateTokens(in.bytes("credentials"));
+    }
+  }
 }

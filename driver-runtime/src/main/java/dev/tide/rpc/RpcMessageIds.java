@@ -13,6 +13,7 @@ public final class RpcMessageIds {
   public static final byte TASK_STATUS = 68;
   public static final byte SHUTDOWN = 69;
   public static final byte HEARTBEAT = 70;
+  public static final byte UPDATE_TOKENS = 71;
 
   private RpcMessageIds() {}
 }

@@ -29,6 +29,7 @@ public final class RpcMessages {
       case RpcMessageIds.TASK_STATUS -> RpcMessage.TaskStatus::decode;
       case RpcMessageIds.SHUTDOWN -> RpcMessage.Shutdown::decode;
       case RpcMessageIds.HEARTBEAT -> RpcMessage.Heartbeat::decode;
+      case RpcMessageIds.UPDATE_TOKENS -> RpcMessage.UpdateTokens::decode;
       default -> throw new MalformedFrameException("unknown RPC message type " + id);
     };
     RpcReader reader = new RpcReader(body, nameOf(id) + " (" + id + ")");
@@ -47,6 +48,7 @@ public final class RpcMessages {
       case RpcMessageIds.TASK_STATUS -> "TASK_STATUS";
       case RpcMessageIds.SHUTDOWN -> "SHUTDOWN";
       case RpcMessageIds.HEARTBEAT -> "HEARTBEAT";
+      case RpcMessageIds.UPDATE_TOKENS -> "UPDATE_TOKENS";
       default -> "id " + id;
     };
   }

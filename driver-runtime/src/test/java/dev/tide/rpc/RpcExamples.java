@@ -37,6 +37,8 @@ final class RpcExamples {
     all.put("TASK_STATUS", new RpcMessage.TaskStatus(FETCH_FAILED));
     all.put("SHUTDOWN", new RpcMessage.Shutdown("bye"));
     all.put("HEARTBEAT", new RpcMessage.Heartbeat("12", List.of(7L, 1L << 40)));
+    all.put("UPDATE_TOKENS", new RpcMessage.UpdateTokens(new byte[] {'H', 'D', 'T', 'S', 0,
+        0, 0}));
     return all;
   }
 

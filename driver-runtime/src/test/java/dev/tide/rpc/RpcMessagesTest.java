@@ -70,6 +70,29 @@ class RpcMessagesTest {
     assertEquals(fetchFailed,
         ((RpcMessage.TaskStatus) roundTrip(new RpcMessage.TaskStatus(fetchFailed))).outcome());
     assertEquals(new RpcMessage.Shutdown("bye"), roundTrip(new RpcMessage.Shutdown("bye")));
+    assertEquals(new RpcMessage.UpdateTokens(new byte[] {'H', 'D', 'T', 'S', 0, 0, 0}),
+        roundTrip(new RpcMessage.UpdateTokens(new byte[] {'H', 'D', 'T', 'S', 0, 0, 0})));
+  }
+
+  @Test
+  void updateTokensCarriesHadoopTokenStorageWhole() throws Exception {
+    org.apache.hadoop.security.Credentials credentials =
+        new org.apache.hadoop.security.Credentials();
+    credentials.addToken(new org.apache.hadoop.io.Text("nn:8020"),
+        new org.apache.hadoop.security.token.Token<>(new byte[] {1, 2}, new byte[] {3},
+            new org.apache.hadoop.io.Text("HDFS_DELEGATION_TOKEN"),
+            new org.apache.hadoop.io.Text("nn:8020")));
+    org.apache.hadoop.io.DataOutputBuffer out = new org.apache.hadoop.io.DataOutputBuffer();
+    credentials.writeTokenStorageToStream(out);
+    byte[] storage = java.util.Arrays.copyOf(out.getData(), out.getLength());
+
+    byte[] back = ((RpcMessage.UpdateTokens) roundTrip(new RpcMessage.UpdateTokens(storage)))
+        .credentials();
+
+    org.apache.hadoop.security.Credentials read = new org.apache.hadoop.security.Credentials();
+    read.readTokenStorageStream(new java.io.DataInputStream(
+        new java.io.ByteArrayInputStream(back)));
+    assertEquals(List.copyOf(credentials.getAllTokens()), List.copyOf(read.getAllTokens()));
   }
 
   @Test
@@ -166,8 +189,8 @@ class RpcMessagesTest {
   }
 
   @Test
-  void idsOutsideTheSevenMessagesAreRefused() {
-    for (int id : new int[] {0, 1, 16, 63, 71, 127, 128, 255}) {
+  void idsOutsideTheEightMessagesAreRefused() {
+    for (int id : new int[] {0, 1, 16, 63, 72, 127, 128, 255}) {
       assertMentions(refused(new byte[] {(byte) id, 0, 0, 0, 0}),
           "unknown RPC message type " + id);
     }

@@ -49,8 +49,18 @@ public final class EmbeddedCluster implements AutoCloseable {
    */
   public static EmbeddedCluster start(String name, int nodeManagers, Path workDir,
       java.util.function.Consumer<Configuration> yarnSettings) throws IOException {
+    return start(name, nodeManagers, workDir, new YarnConfiguration(), yarnSettings);
+  }
+
+  /**
+   * Like {@link #start(String, int, Path, java.util.function.Consumer)}, from {@code base}: the
+   * settings both HDFS and YARN start with (a Kerberized cluster's security settings, say).
+   */
+  public static EmbeddedCluster start(String name, int nodeManagers, Path workDir,
+      Configuration base, java.util.function.Consumer<Configuration> yarnSettings)
+      throws IOException {
     Files.createDirectories(workDir);
-    Configuration conf = new YarnConfiguration();
+    Configuration conf = new YarnConfiguration(base);
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, workDir.resolve("dfs").toString());
     conf.setLong("dfs.blocksize", 1024 * 1024);
     conf.setInt("dfs.replication", 1);

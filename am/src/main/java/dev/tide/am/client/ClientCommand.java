@@ -1,5 +1,6 @@
 package dev.tide.am.client;
 
+import dev.tide.am.AmOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +11,8 @@ import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * The client's command line, parsed:
- * {@code [generic options] [--jar JAR] [--detach] [generic options] <job> [job args...]
+ * {@code [generic options] [--jar JAR] [--detach] [--principal P --keytab K] [generic options]
+ * <job> [job args...]
  * [-D key=value ...]}. Hadoop's generic options ({@code -D}, {@code -libjars}, {@code -files},
  * {@code -archives}, {@code -conf} ...) are applied to the configuration by
  * {@link GenericOptionsParser}, which records the jars, files and archives as {@code tmpjars},
@@ -53,6 +55,14 @@ public record ClientCommand(boolean help, Optional<String> jar, boolean detach, 
             throw new UsageException("--jar needs the path of a jar");
           }
           jar = Optional.of(rest.get(1));
+          rest = genericOptions(rest.subList(2, rest.size()), conf);
+        }
+        case "--principal", "--keytab" -> {
+          if (rest.size() < 2 || rest.get(1).isBlank() || rest.get(1).startsWith("-")) {
+            throw new UsageException(head + " needs a value");
+          }
+          conf.set(head.equals("--principal") ? AmOptions.KERBEROS_PRINCIPAL.key()
+              : AmOptions.KERBEROS_KEYTAB.key(), rest.get(1), head);
           rest = genericOptions(rest.subList(2, rest.size()), conf);
         }
         case "--detach" -> {

@@ -41,15 +41,16 @@ final class JobPreflight {
 
   private JobPreflight() {}
 
-  static void check(ClientCommand command, Configuration conf) throws UsageException {
-    check(command, conf, JobPreflight.class.getClassLoader());
+  /** @return true when the job is a stream ({@link StreamingJob}) */
+  static boolean check(ClientCommand command, Configuration conf) throws UsageException {
+    return check(command, conf, JobPreflight.class.getClassLoader());
   }
 
   /**
    * @param tide the class loader of Tide's own classes: under {@code yarn jar} (Hadoop's
    *     {@code RunJar}) a URLClassLoader over tide-app.jar, which must stay open
    */
-  static void check(ClientCommand command, Configuration conf, ClassLoader tide)
+  static boolean check(ClientCommand command, Configuration conf, ClassLoader tide)
       throws UsageException {
     List<URL> jars = new ArrayList<>();
     if (command.jar().isPresent()) {
@@ -88,12 +89,14 @@ final class JobPreflight {
             JobPaths.requireStreamOutput(conf, stream.outputPath(context));
           }
           job.checkPaths(context);
+          return job instanceof StreamingJob;
         } catch (IllegalArgumentException e) {
           throw new UsageException(e.getMessage());
         } catch (IOException e) {
           throw new UsageException("job " + command.job() + ": " + e.getMessage());
         }
       }
+      return false;
     } finally {
       thread.setContextClassLoader(previous);
       // Only the loader made here for the user's jars: closing Tide's own (RunJar's) would

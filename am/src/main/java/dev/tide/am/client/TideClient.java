@@ -4,6 +4,8 @@ import dev.tide.am.AmOptions;
 import dev.tide.am.ApplicationAcls;
 import dev.tide.am.ApplicationMaster;
 import dev.tide.am.ContainerSizes;
+import dev.tide.am.security.DelegationTokens;
+import dev.tide.am.security.KerberosLogin;
 import dev.tide.am.staging.BadResourceException;
 import dev.tide.am.staging.ContainerCommands;
 import dev.tide.am.staging.LeftoverStaging;
@@ -20,21 +22,26 @@ import dev.tide.driver.job.JobArgs;
 import dev.tide.network.LogSafe;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
+import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -48,7 +55,6 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
-import org.apache.hadoop.yarn.client.util.YarnClientUtils;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
@@ -81,7 +87,8 @@ public final class TideClient extends Configured implements Tool {
   static final String TIMELINE_COMMAND = "timeline";
   static final String HISTORY_COMMAND = "history";
   static final String USAGE = String.join("\n",
-      "usage: tide [--jar JAR] [--detach] [generic options] <job> [job args...] [-D key=value ...]",
+      "usage: tide [--jar JAR] [--detach] [--principal P --keytab K] [generic options] <job>",
+      "       [job args...] [-D key=value ...]",
       "       yarn jar tide-app.jar (the same arguments)",
       "  <job>         a built-in job: wordcount <input> <output>, or sleep [-m maps] [-r reduces]",
       "                [-mt ms] [-rt ms] [-b bytesPerMap] [-rd ms] [-o output];",
@@ -94,6 +101,10 @@ public final class TideClient extends Configured implements Tool {
       "       tide history <appId | event log path> [report.html]   the web UI's pages as one file",
       "  --jar JAR     a jar with your job's classes, on the classpath of the AM and executors",
       "  --detach      return once the application runs (as tide.client.detach=true)",
+      "  --principal P --keytab K   on a Kerberized cluster: log in as P from keytab K (no",
+      "                kinit needed); the AM gets the keytab and obtains fresh delegation",
+      "                tokens as long as the application runs (a stream past the tokens'",
+      "                maximum lifetime)",
       "  -h, --help    print this text",
       "generic options (Hadoop's; after --jar and --detach too):",
       "  -D key=value  a setting; may also follow the job's arguments (the later one wins)",
@@ -153,13 +164,43 @@ public final class TideClient extends Configured implements Tool {
     }
     Configuration conf = new YarnConfiguration(getConf() == null ? new Configuration() : getConf());
     ClientCommand command;
-    List<UserResources.Resource> resources;
     try {
       command = ClientCommand.parse(args, conf);
-      if (command.help()) {
-        out.println(USAGE);
-        return 0;
-      }
+    } catch (ClientCommand.UsageException e) {
+      return usageError(e.getMessage());
+    }
+    if (command.help()) {
+      out.println(USAGE);
+      return 0;
+    }
+    UserGroupInformation user;
+    try {
+      // Before anything touches HDFS or YARN: without a ticket their clients retry for long
+      // and then fail with a stack trace.
+      user = KerberosLogin.clientUser(conf, Instant.now());
+    } catch (KerberosLogin.LoginProblem e) {
+      err.println("tide: " + e.getMessage());
+      return 2;
+    }
+    try {
+      return user.doAs((PrivilegedExceptionAction<Integer>) () -> run(command, conf));
+    } catch (UndeclaredThrowableException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+  }
+
+  private int usageError(String message) {
+    err.println("tide: " + message);
+    err.println("('tide --help' prints the usage)");
+    return 2;
+  }
+
+  /** Runs {@code command} as the user {@link KerberosLogin#clientUser} chose. */
+  private int run(ClientCommand command, Configuration conf) throws Exception {
+    List<UserResources.Resource> resources;
+    Credentials tokens;
+    boolean streaming;
+    try {
       if (command.job().equals(STOP_COMMAND) && command.jar().isEmpty()) {
         return stop(conf, command.jobArgs());
       }
@@ -171,11 +212,18 @@ public final class TideClient extends Configured implements Tool {
       }
       validateSettings(conf);
       resources = UserResources.of(conf, command.jar());
-      JobPreflight.check(command, conf);
+      streaming = JobPreflight.check(command, conf);
     } catch (ClientCommand.UsageException | BadResourceException e) {
+      return usageError(e.getMessage());
+    }
+    try {
+      tokens = applicationTokens(conf, command.jobArgs());
+    } catch (KerberosLogin.LoginProblem | IllegalArgumentException | IOException e) {
       err.println("tide: " + e.getMessage());
-      err.println("('tide --help' prints the usage)");
       return 2;
+    }
+    if (streaming) {
+      TokenLifetime.streamWarning(conf, tokens, Instant.now()).ifPresent(err::println);
     }
     String job = command.job();
     List<String> jobArgs = command.jobArgs();
@@ -205,7 +253,8 @@ public final class TideClient extends Configured implements Tool {
       killHook = new KillOnShutdown(yarn, appId, () -> deleteStaging(staging), err);
       try {
         ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
-        prepareSubmission(context, conf, fs, staging, job, jobArgs, resources, amResource);
+        prepareSubmission(context, conf, staging, job, jobArgs, resources, amResource,
+            tokens);
         if (!detach) {
           killHook.register();
         }
@@ -323,9 +372,31 @@ public final class TideClient extends Configured implements Tool {
     return jobConf;
   }
 
+  /**
+   * With Kerberos on, delegation tokens (renewer: the ResourceManager, which renews them while
+   * the application runs) for every FileSystem the application uses
+   * ({@link DelegationTokens#fileSystems}), added to the tokens the user already holds;
+   * otherwise none.
+   */
+  private static Credentials applicationTokens(Configuration conf, List<String> jobArgs)
+      throws KerberosLogin.LoginProblem, IOException {
+    Credentials tokens = new Credentials();
+    if (!UserGroupInformation.isSecurityEnabled()) {
+      return tokens;
+    }
+    String renewer = KerberosLogin.rmPrincipal(conf);
+    tokens.addAll(UserGroupInformation.getCurrentUser().getCredentials());
+    Set<URI> filesystems = DelegationTokens.fileSystems(conf, jobArgs);
+    List<Token<?>> added = DelegationTokens.obtain(conf, renewer, filesystems, tokens);
+    LOG.info("Delegation tokens for {}: obtained {}", filesystems,
+        DelegationTokens.describe(added));
+    return tokens;
+  }
+
   private void prepareSubmission(ApplicationSubmissionContext context, Configuration conf,
-      FileSystem fs, StagingArea staging, String job, List<String> jobArgs,
-      List<UserResources.Resource> resources, Resource amResource) throws IOException {
+      StagingArea staging, String job, List<String> jobArgs,
+      List<UserResources.Resource> resources, Resource amResource, Credentials tokens)
+      throws IOException {
     Optional<Path> stagedJar = Optional.empty();
     if (ContainerCommands.stagesJar(conf)) {
       stagedJar = Optional.of(
@@ -334,19 +405,18 @@ public final class TideClient extends Configured implements Tool {
     Configuration jobConf = jobConf(conf, job, jobArgs, stagedJar);
     UserResources.stage(resources, staging, conf, jobConf);
     jobConf.set(AmOptions.STAGING_APP_DIR_KEY, staging.dir().toString());
+    String keytab = AmOptions.KERBEROS_KEYTAB.get(conf);
+    if (UserGroupInformation.isSecurityEnabled() && !keytab.isEmpty()) {
+      // Private to the application (owner-only in the staging directory, APPLICATION
+      // visibility), localized for the AM only; the AM finds it in its working directory.
+      staging.copyIn(new java.io.File(keytab), KerberosLogin.AM_KEYTAB);
+      jobConf.set(AmOptions.KERBEROS_KEYTAB.key(), KerberosLogin.AM_KEYTAB);
+    }
     staging.writeConf(jobConf, ContainerCommands.JOB_CONF);
     Map<String, LocalResource> localResources = staging.localResources();
 
     Credentials credentials = AppSecret.asCredentials(AppSecret.generate());
-    if (UserGroupInformation.isSecurityEnabled()) {
-      String renewer = YarnClientUtils.getRmPrincipal(conf);
-      if (renewer == null || renewer.isEmpty()) {
-        throw new IOException("security is on but " + YarnConfiguration.RM_PRINCIPAL
-            + " is not set; cannot get delegation tokens for the staging FileSystem");
-      }
-      credentials.addAll(UserGroupInformation.getCurrentUser().getCredentials());
-      fs.addDelegationTokens(renewer, credentials);
-    }
+    credentials.addAll(tokens);
     ContainerLaunchContext amContainer = ContainerLaunchContext.newInstance(localResources,
         ContainerCommands.environment(conf, ContainerCommands.AM_ENV_PREFIX), List.of(amCommand(conf)), null,
         ByteBuffer.wrap(ExecutorLaunchContexts.serialize(credentials)), null);

@@ -21,10 +21,12 @@ import org.apache.hadoop.yarn.api.records.LocalResource;
  * Builds the launch context of one executor container: the java command of
  * {@link ExecutorCommand}, the environment of {@link ContainerCommands#environment}, the staged
  * app jar (when staged) and the user's jars, files and archives
- * ({@link dev.tide.am.staging.UserResources}), tokens holding only the application secret (never
- * the AM's own tokens), and the secret as service data for {@code tide_shuffle}.
+ * ({@link dev.tide.am.staging.UserResources}), credentials holding the application secret and
+ * the application's delegation tokens ({@link dev.tide.am.security.DelegationTokens#forExecutors}:
+ * never the AMRM token), and the secret as service data for {@code tide_shuffle}.
  *
- * <p>Immutable after construction and thread-safe; each call returns a fresh context.
+ * <p>Thread-safe; each call returns a fresh context. {@link #updateCredentials} replaces the
+ * credentials later executors get (fresh delegation tokens).
  */
 public final class ExecutorLaunchContexts {
   private final String appId;
@@ -38,15 +40,25 @@ public final class ExecutorLaunchContexts {
   private final Map<String, String> environment;
   private final Map<String, LocalResource> localResources;
   private final byte[] secret;
-  private final byte[] tokens;
+  private volatile byte[] tokens;
+
+  /** Executors whose credentials hold only the application secret (security off). */
+  public ExecutorLaunchContexts(Configuration conf, String appId, String driverHost,
+      int driverPort, byte[] secret, Map<String, LocalResource> localResources) {
+    this(conf, appId, driverHost, driverPort, secret, localResources,
+        AppSecret.asCredentials(secret));
+  }
 
   /**
    * @param localResources what each executor localizes, by name in its working directory: the
    *     staged app jar (absent when containers use {@code tide.yarn.container.classpath}) and
    *     the user's resources
+   * @param credentials what each executor's token file holds: the application secret and the
+   *     application's delegation tokens, never the AMRM token
    */
   public ExecutorLaunchContexts(Configuration conf, String appId, String driverHost,
-      int driverPort, byte[] secret, Map<String, LocalResource> localResources) {
+      int driverPort, byte[] secret, Map<String, LocalResource> localResources,
+      Credentials credentials) {
     this.appId = appId;
     this.driverHost = driverHost;
     this.driverPort = driverPort;
@@ -59,7 +71,12 @@ public final class ExecutorLaunchContexts {
     this.environment = ContainerCommands.environment(conf, ContainerCommands.EXECUTOR_ENV_PREFIX);
     this.localResources = Map.copyOf(localResources);
     this.secret = secret.clone();
-    this.tokens = serialize(AppSecret.asCredentials(secret));
+    this.tokens = serialize(credentials);
+  }
+
+  /** The credentials of executors launched from now on. */
+  public void updateCredentials(Credentials credentials) {
+    this.tokens = serialize(credentials);
   }
 
   /** The java command line of executor {@code executorId}. */

@@ -52,7 +52,11 @@ public enum EventName {
   NODE_LOST("nodeLost"),
   NODE_RUNNING("nodeRunning"),
   PREEMPTION_REQUESTED("preemptionRequested"),
-  EXECUTOR_PREEMPTED("executorPreempted");
+  EXECUTOR_PREEMPTED("executorPreempted"),
+  TOKENS_OBTAINED("tokensObtained"),
+  TOKENS_RENEWED("tokensRenewed"),
+  TOKENS_REOBTAINED("tokensReobtained"),
+  TOKENS_SENT("tokensSent");
 
   private static final Map<String, EventName> BY_WIRE_NAME = Arrays.stream(values())
       .collect(Collectors.toUnmodifiableMap(EventName::wireName, Function.identity()));
