@@ -23,7 +23,7 @@ public final class ExpectingJob implements TideJob {
     int splitCount = Integer.parseInt(args.get(0));
     long lead = Long.parseLong(args.get(1));
     session.expect(splitCount, Duration.ofMillis(lead));
-    Thread.sleep(lead);
+    Thread.sleep(lead); // the job's own lead time before its burst (a user about to query), not a wait
     List<InputSplit> splits = new ArrayList<>();
     for (int i = 0; i < splitCount; i++) {
       splits.add(new InputSplit(ByteBuffer.allocate(4).putInt(i).array(), List.of()));
