@@ -722,9 +722,15 @@ public final class Driver implements AutoCloseable {
     }
     events.record(EventName.EXECUTOR_ADDED, "executor", id, "host", shuffle.getHostString(),
         "shufflePort", shuffle.getPort());
+    // Marked draining before it was added (its node began to leave, or YARN asked for its
+    // container, while it still started): the scheduler learns of it now.
     String node = leaving.nodeOf(id, shuffle.getHostString());
-    if (leaving.isDecommissioning(node)) {
-      drain(List.of(id), "node " + node + " decommissioning");
+    String why = leaving.drainReason(id);
+    if (why == null && leaving.isDecommissioning(node)) {
+      why = "node " + node + " decommissioning";
+    }
+    if (why != null) {
+      drain(List.of(id), why);
     }
     afterChange();
   }
@@ -740,11 +746,14 @@ public final class Driver implements AutoCloseable {
     drain(on, "node " + node + " decommissioning");
   }
 
-  /** Executors that get no new tasks; each is removed, for {@code why}, once idle. */
+  /**
+   * Executors that get no new tasks; each is removed, for {@code why} (the first reason given),
+   * once idle. Those the scheduler does not have yet are drained when they are added.
+   */
   private void drain(List<String> ids, String why) {
-    List<String> added = leaving.drain(ids, why);
-    if (scheduler != null && !added.isEmpty()) {
-      scheduler.drain(added);
+    leaving.drain(ids, why);
+    if (scheduler != null && !ids.isEmpty()) {
+      scheduler.drain(ids);
       removeIdleDraining();
       afterChange();
     }

@@ -300,6 +300,37 @@ class DriverTest {
   }
 
   /**
+   * Issue 36: an executor launched on a node that begins to leave before the executor
+   * registers (a slow JVM start) gets no task either; it is removed once added. (CI found an
+   * executor that registered late get tasks on a decommissioning node.)
+   */
+  @Test
+  void anExecutorRegisteringAfterItsNodeBeganToLeaveGetsNoTask() throws Exception {
+    Configuration conf = sleepJob("-m", "2", "-r", "1");
+    conf.setInt(AppOptions.EXECUTOR_CORES.key(), 1);
+    Driver driver = driver(conf);
+    int[] port = new int[1];
+    CompletableFuture<JobResult> result = run(driver, port);
+    driver.executorNode("1", "nodeA:45454");
+    driver.executorLaunched("1", "nodeA", 7337);
+    // Posted to the driver's loop before the registration below, so acted on first.
+    driver.onNodeDecommissioning("nodeA:45454", clock.millis() + 30_000);
+
+    ScriptedExecutor late = new ScriptedExecutor("1", port[0]);
+    assertEquals("node nodeA:45454 decommissioning",
+        late.next(RpcMessage.Shutdown.class).reason());
+    ScriptedExecutor staying = new ScriptedExecutor("2", port[0]);
+    driver.executorLaunched("2", "nodeB", 7337);
+    for (int i = 0; i < 3; i++) {
+      TaskDescription task = staying.next(RpcMessage.LaunchTask.class).task();
+      staying.report(TaskOutcome.succeeded(task.taskId(), Map.of()));
+    }
+    assertTrue(result.get(WAIT_SECONDS, TimeUnit.SECONDS).succeeded());
+    assertTrue(events("taskStart").stream().noneMatch(e -> e.get("executor").equals("1")),
+        "no task started on the late executor: " + events("taskStart"));
+  }
+
+  /**
    * Issue 36: a task that fails on an executor YARN is taking back (its JVM is being stopped)
    * is lost with it, not failed: with tide.task.maxAttempts = 1 the job still succeeds.
    */
