@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventName;
 import dev.tide.testing.Await;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Streaming jobs on a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service):
+ * A stream on a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service):
  * {@code stream-rate} through a 4x step of its input rate with streaming dynamic allocation and
- * an executor killed mid-batch, and {@code stream-wordcount} over files renamed into a
- * directory, stopped gracefully and resubmitted.
+ * an executor killed mid-batch. It runs alone, after the other test classes (integration-tests'
+ * pom: keeping up with the rate needs the machine's cores). {@link StreamWordCountTest} has the
+ * other streaming job.
  */
 @Timeout(value = 400, unit = TimeUnit.SECONDS)
 class StreamingTest {
@@ -133,62 +131,6 @@ class StreamingTest {
         "the killed executor was seen lost");
   }
 
-  @Test
-  void streamWordCountCountsEachFileOnceAcrossAGracefulStopAndAResubmission()
-      throws Exception {
-    FileSystem fs = cluster.fileSystem();
-    Path in = new Path("/stream-wc/in");
-    fs.mkdirs(in);
-    SplittableRandom random = new SplittableRandom(3);
-    int file = 0;
-    for (; file < 2; file++) {
-      arrive(fs, in, file, random);
-    }
-    String out = "/stream-wc/out";
-    CompletableFuture<JobRun> first = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Submitter.run(jobConf(), System.out, "stream-wordcount", in.toString(), out);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    String appId = awaitBatches(fs, first, "stream-wordcount", 1);
-    for (; file < 5; file++) {
-      arrive(fs, in, file, random); // while it runs
-    }
-    awaitInputBytes(fs, first, appId, totalBytes(fs, in));
-    JobRun stop = Submitter.run(jobConf(), System.out, "stop", appId);
-    assertEquals(0, stop.exitCode(), stop.output());
-    JobRun firstRun = first.get(120, TimeUnit.SECONDS);
-    assertEquals(0, firstRun.exitCode(), firstRun.output());
-    assertTrue(firstRun.output().contains("stopped after"), firstRun.output());
-
-    for (; file < 8; file++) {
-      arrive(fs, in, file, random); // while no stream runs
-    }
-    Configuration again = jobConf();
-    again.set("tide.streaming.stopAfter", "14s");
-    JobRun second = Submitter.run(again, System.out, "stream-wordcount", in.toString(), out);
-    assertEquals(0, second.exitCode(), second.output());
-
-    Map<String, Long> streamed = new TreeMap<>();
-    for (FileStatus batch : fs.globStatus(new Path(out, "batch-*"))) {
-      WordCountOutput.read(fs, batch.getPath().toString())
-          .forEach((w, n) -> streamed.merge(w, n, Long::sum));
-    }
-    assertTrue(fs.globStatus(new Path(out, "_batch-*")).length == 0, "no batch left half-done");
-    JobRun batchRun = Submitter.run(jobConf(), System.out, "wordcount", in.toString(),
-        "/stream-wc/batch");
-    assertEquals(0, batchRun.exitCode(), batchRun.output());
-    assertEquals(WordCountOutput.read(fs, "/stream-wc/batch"), streamed,
-        "the batches of both runs together counted every file exactly once");
-    long firstBytes = inputBytes(firstRun.events(fs, EVENTS));
-    long secondBytes = inputBytes(second.events(fs, EVENTS));
-    assertEquals(totalBytes(fs, in), firstBytes + secondBytes, "the resubmitted job took only"
-        + " the files that arrived after the first one stopped");
-  }
-
-  /** A text file written outside the directory, then renamed in. */
   /** How often a sequence changes direction (up then down, or down then up). */
   private static int reversals(List<Long> values) {
     int turns = 0;
@@ -203,68 +145,10 @@ class StreamingTest {
     return turns;
   }
 
-  private static void arrive(FileSystem fs, Path dir, int n, SplittableRandom random)
-      throws Exception {
-    String[] words = {"tide", "yarn", "stream", "batch", "executor", "shuffle", "ocean"};
-    StringBuilder text = new StringBuilder();
-    for (int line = 0; line < 2000; line++) {
-      for (int w = 0; w < 8; w++) {
-        text.append(words[random.nextInt(words.length)]).append(random.nextInt(50)).append(' ');
-      }
-      text.append('\n');
-    }
-    Path temp = new Path("/stream-wc/incoming/file-" + n);
-    try (OutputStream o = fs.create(temp)) {
-      o.write(text.toString().getBytes(StandardCharsets.UTF_8));
-    }
-    assertTrue(fs.rename(temp, new Path(dir, "file-" + n)));
-  }
 
-  private static long totalBytes(FileSystem fs, Path dir) throws Exception {
-    long n = 0;
-    for (FileStatus f : fs.listStatus(dir)) {
-      n += f.getLen();
-    }
-    return n;
-  }
 
-  private static long inputBytes(List<EventLine> events) {
-    return JobRun.named(events, EventName.BATCH_COMPLETED).stream().mapToLong(e -> e.getLong("records"))
-        .sum();
-  }
 
-  /** The application id once the running {@code job} completed {@code batches} batches. */
-  private static String awaitBatches(FileSystem fs, CompletableFuture<JobRun> run, String job,
-      int batches) throws Exception {
-    return Await.value(Duration.ofSeconds(120), "a " + job + " batch completed", () -> {
-      for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-        if (JobRun.named(events, EventName.JOB_START).get(0).get("job").equals(job)
-            && JobRun.named(events, EventName.BATCH_COMPLETED).size() >= batches) {
-          return JobRun.appId(events);
-        }
-      }
-      if (run.isDone()) {
-        throw new AssertionError("no " + job + " batch completed: " + run.get().output());
-      }
-      return null;
-    });
-  }
 
-  /** Waits until the running application's batches took {@code bytes} of input. */
-  private static void awaitInputBytes(FileSystem fs, CompletableFuture<JobRun> run, String app,
-      long bytes) throws Exception {
-    Await.until(Duration.ofSeconds(120), "the stream to take " + bytes + " bytes of input", () -> {
-      for (List<EventLine> events : JobRun.runningEventLogs(fs, EVENTS)) {
-        if (JobRun.appId(events).equals(app) && inputBytes(events) >= bytes) {
-          return true;
-        }
-      }
-      if (run.isDone()) {
-        throw new AssertionError("the stream ended before it took " + bytes + " bytes of input");
-      }
-      return false;
-    });
-  }
 
   /**
    * The container of a live executor of the running stream-rate job (two or more live), after
