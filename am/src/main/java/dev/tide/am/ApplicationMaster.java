@@ -1,10 +1,7 @@
 package dev.tide.am;
 
 import dev.tide.am.allocation.ExitStatusClassifier;
-import dev.tide.am.allocation.LocalityPlacement;
 import dev.tide.am.allocation.MaxExecutorFailures;
-import dev.tide.am.allocation.NodeListPlacement;
-import dev.tide.am.allocation.RackCache;
 import dev.tide.am.security.DelegationTokens;
 import dev.tide.am.security.KerberosLogin;
 import dev.tide.am.security.TokenRefresher;
@@ -12,12 +9,9 @@ import dev.tide.am.staging.ContainerCommands;
 import dev.tide.am.staging.UserResources;
 import dev.tide.am.web.AmWebServer;
 import dev.tide.am.web.AppModel;
-import dev.tide.am.yarn.ConstraintRequests;
-import dev.tide.am.yarn.ContainerRequestReconciler;
 import dev.tide.am.yarn.DriverCallbacks;
 import dev.tide.am.yarn.ExecutorLaunchContexts;
 import dev.tide.am.yarn.ExecutorLauncher;
-import dev.tide.am.yarn.ExecutorRequests;
 import dev.tide.am.yarn.YarnAllocator;
 import dev.tide.am.yarn.YarnApplicationLiveness;
 import dev.tide.app.AppOptions;
@@ -46,7 +40,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -60,17 +53,11 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.api.records.NodeReport;
-import org.apache.hadoop.yarn.api.records.NodeState;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.NMClient;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.apache.hadoop.yarn.util.RackResolver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,7 +88,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApplicationMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
-  private static final Priority EXECUTOR_PRIORITY = Priority.newInstance(1);
   private static final Duration FAST_HEARTBEAT = Duration.ofMillis(200);
   private static final Duration SLOW_HEARTBEAT = Duration.ofSeconds(3);
   private static final int LAUNCHER_THREADS = 4;
@@ -130,8 +116,8 @@ public final class ApplicationMaster {
   private final AtomicReference<Driver> driverRef = new AtomicReference<>();
   private AMRMClient<ContainerRequest> amrmClient;
   private NMClient nmClient;
-  /** Only for node-list placement: lists the cluster's nodes. */
-  private YarnClient yarnClient;
+  /** How executors are asked for; stopped at the end (node-list placement's YarnClient). */
+  private PlacementRequests placementRequests;
   private AmWebServer statusServer;
   /** What the web UI shows: every event of the application, as it happens. */
   private final AppModel model = new AppModel();
@@ -172,7 +158,7 @@ public final class ApplicationMaster {
             + new File("").getAbsolutePath() + "; was this AM submitted by TideClient?");
       }
       conf.addResource(new Path(jobConf.getAbsolutePath()));
-      Optional<KerberosLogin.Keytab> keytab = shippedKeytab(conf);
+      Optional<KerberosLogin.Keytab> keytab = AmTokens.shippedKeytab(conf);
       if (keytab.isPresent()) {
         KerberosLogin.loginProcess(keytab.get());
         LOG.info("Logged in as {} from the shipped keytab", keytab.get().principal());
@@ -297,8 +283,9 @@ public final class ApplicationMaster {
         : "twice the most executors at once (at least 3)";
     LOG.info("More than {} executor failures within {} s fail the application", tolerated,
         AmOptions.FAILURES_VALIDITY_INTERVAL.get(conf).toSeconds());
-    allocator = new YarnAllocator(amrmClient,
-        executorRequests(executorResource, nodeNamesIncludePort),
+    placementRequests = PlacementRequests.of(conf, amrmClient, executorResource,
+        nodeNamesIncludePort);
+    allocator = new YarnAllocator(amrmClient, placementRequests.requests(),
         new ExitStatusClassifier(executorMemoryMb, overheadMb),
         new YarnAllocator.Settings(executorResource,
             maxFailures,
@@ -323,11 +310,8 @@ public final class ApplicationMaster {
         driverHost, rpc.getPort(), secret, UserResources.stagedResources(conf),
         DelegationTokens.forExecutors(
             UserGroupInformation.getCurrentUser().getCredentials()));
-    if (UserGroupInformation.isSecurityEnabled()) {
-      tokenRefresher = new TokenRefresher(conf, shippedKeytab(conf),
-          DelegationTokens.fileSystems(conf,
-              dev.tide.driver.job.JobArgs.decode(AppOptions.JOB_ARGS.get(conf))),
-          tokenListener(driver, contexts), dev.tide.time.Clock.system());
+    tokenRefresher = AmTokens.refresher(conf, driver, contexts).orElse(null);
+    if (tokenRefresher != null) {
       TokenRefresher refresher = tokenRefresher;
       org.apache.hadoop.security.Credentials launched =
           UserGroupInformation.getCurrentUser().getCredentials();
@@ -366,108 +350,8 @@ public final class ApplicationMaster {
         ? UserGroupInformation.getCurrentUser().getShortUserName() : user;
   }
 
-  /**
-   * The keytab the client shipped ({@code --keytab}), in the working directory, with its
-   * principal; empty without one or with security off.
-   */
-  static Optional<KerberosLogin.Keytab> shippedKeytab(Configuration conf) {
-    String principal = AmOptions.KERBEROS_PRINCIPAL.get(conf);
-    File keytab = new File(AmOptions.KERBEROS_KEYTAB.get(conf)).getAbsoluteFile();
-    if (!UserGroupInformation.isSecurityEnabled() || principal.isEmpty()
-        || AmOptions.KERBEROS_KEYTAB.get(conf).isEmpty() || !keytab.isFile()) {
-      return Optional.empty();
-    }
-    return Optional.of(new KerberosLogin.Keytab(principal, keytab.getPath()));
-  }
 
-  /**
-   * Fresh tokens go to the running executors (over the driver's RPC) and into the launch
-   * context of later ones; tokens that cannot outlive the job end it.
-   */
-  private static TokenRefresher.Listener tokenListener(Driver driver,
-      ExecutorLaunchContexts contexts) {
-    return new TokenRefresher.Listener() {
-      @Override
-      public void event(dev.tide.driver.events.EventName name, Object... keyValues) {
-        driver.logEvent(name, keyValues);
-      }
 
-      @Override
-      public void fresh(org.apache.hadoop.security.Credentials executorCredentials) {
-        try {
-          contexts.updateCredentials(DelegationTokens.forExecutors(
-              UserGroupInformation.getCurrentUser().getCredentials()));
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-        driver.updateTokens(ExecutorLaunchContexts.serialize(executorCredentials));
-      }
-
-      @Override
-      public void expiring(String diagnostics) {
-        LOG.error("Ending the application: {}", diagnostics);
-        driver.abort(diagnostics);
-      }
-    };
-  }
-
-  /**
-   * How executors are asked for under {@code tide.yarn.placement}: locality and, on an RM
-   * without placement constraints, spread and pack use container requests; spread and pack use
-   * a constrained scheduling request where the RM's placement-constraints handler is on.
-   */
-  private ExecutorRequests executorRequests(Resource executorResource,
-      boolean nodeNamesIncludePort) {
-    AmOptions.Placement placement = AmOptions.placement(conf);
-    int tasksPerExecutor = Math.max(1,
-        AppOptions.EXECUTOR_CORES.get(conf) / AppOptions.TASK_CPUS.get(conf));
-    RackCache racks = new RackCache(
-        h -> RackResolver.resolve(conf, h).getNetworkLocation());
-    String label = AmOptions.EXECUTOR_NODE_LABEL_EXPRESSION.get(conf).trim();
-    if (!label.isEmpty()) {
-      LOG.info("Executors ask for nodes of label expression '{}' ({}); YARN takes no node or"
-          + " rack together with a label, so they are asked for without locality and {} = {}"
-          + " does not apply", label, AmOptions.EXECUTOR_NODE_LABEL_EXPRESSION.key(),
-          AmOptions.PLACEMENT.key(), placement.name().toLowerCase());
-      return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
-          new LocalityPlacement(racks), tasksPerExecutor, racks, label);
-    }
-    if (placement == AmOptions.Placement.LOCALITY) {
-      return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
-          new LocalityPlacement(racks), tasksPerExecutor, racks);
-    }
-    String handler = conf.getTrimmed(YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
-        YarnConfiguration.DISABLED_RM_PLACEMENT_CONSTRAINTS_HANDLER);
-    boolean constraints = !handler.equals(
-        YarnConfiguration.DISABLED_RM_PLACEMENT_CONSTRAINTS_HANDLER);
-    LOG.info("Placement {} with {} (yarn.resourcemanager.placement-constraints.handler = {})",
-        placement, constraints ? "placement constraints" : "node-list requests", handler);
-    if (constraints) {
-      return new ConstraintRequests(amrmClient, executorResource, EXECUTOR_PRIORITY,
-          placement == AmOptions.Placement.SPREAD
-              ? ConstraintRequests.Kind.SPREAD : ConstraintRequests.Kind.PACK);
-    }
-    yarnClient = YarnClient.createYarnClient();
-    yarnClient.init(conf);
-    yarnClient.start();
-    Supplier<List<String>> runningNodes = () -> {
-      try {
-        List<String> nodes = new ArrayList<>();
-        for (NodeReport report : yarnClient.getNodeReports(NodeState.RUNNING)) {
-          NodeId id = report.getNodeId();
-          nodes.add(nodeNamesIncludePort ? id.toString() : id.getHost());
-        }
-        return nodes;
-      } catch (Exception e) {
-        LOG.warn("Cannot list the cluster's nodes; asking for any node", e);
-        return List.of();
-      }
-    };
-    return new ContainerRequestReconciler(amrmClient, executorResource, EXECUTOR_PRIORITY,
-        new NodeListPlacement(placement == AmOptions.Placement.SPREAD
-            ? NodeListPlacement.Mode.SPREAD : NodeListPlacement.Mode.PACK, runningNodes),
-        tasksPerExecutor, racks);
-  }
 
   /**
    * The end of the application's diagnostics: what ran, and how to see the whole story (the
@@ -545,8 +429,8 @@ public final class ApplicationMaster {
     if (amrmClient != null) {
       step(failures, "stop AMRMClient", amrmClient::stop);
     }
-    if (yarnClient != null) {
-      step(failures, "stop YarnClient", yarnClient::stop);
+    if (placementRequests != null) {
+      step(failures, "stop the placement's YarnClient", placementRequests::close);
     }
     if (liveness != null) {
       step(failures, "stop the liveness YarnClient", liveness::close);
