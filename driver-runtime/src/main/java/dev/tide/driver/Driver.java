@@ -10,7 +10,6 @@ import dev.tide.driver.events.EventName;
 import dev.tide.driver.job.JobArgs;
 import dev.tide.driver.job.JobContext;
 import dev.tide.driver.job.JobPlan;
-import dev.tide.driver.job.JobSession;
 import dev.tide.driver.job.StreamingJob;
 import dev.tide.driver.job.TideJob;
 import dev.tide.driver.jobs.BuiltInJobs;
@@ -507,8 +506,9 @@ public final class Driver implements AutoCloseable {
     }
     AllocationSettings s = target.policy().settings();
     LOG.info("Job {}: {}", jobName, s.describe());
-    events.record(EventName.JOB_START, "app", appId, "job", jobName, "user", currentUser());
-    events.record(EventName.SETTINGS, settingsShown());
+    events.record(EventName.JOB_START, "app", appId, "job", jobName, "user",
+        JobStartFacts.currentUser());
+    events.record(EventName.SETTINGS, JobStartFacts.settingsShown(conf, submissionSettings));
     scheduler = new JobScheduler(s.tasksPerExecutor(), maxAttempts,
         TideOptions.STAGE_MAX_CONSECUTIVE_ATTEMPTS.get(conf), clock, events);
     scheduler.speculation(dev.tide.driver.scheduler.SpeculationRule.from(conf));
@@ -529,19 +529,14 @@ public final class Driver implements AutoCloseable {
         return;
       }
       StreamRunner runner = new StreamRunner(streamingJob, stream.hooks());
-      Thread jobThread = new Thread(() -> runOnJobThread(jobName, runner::run),
-          "tide-stream");
-      jobThread.setDaemon(true);
-      jobThread.start();
+      JobThread.start("tide-stream", jobName, runner::run, end -> post(() -> finish(end)));
       return;
     }
-    Thread jobThread = new Thread(() -> runOnJobThread(jobName, () -> {
+    JobThread.start("tide-job", jobName, () -> {
       job.run(session);
       return "job " + jobName + " finished: " + plans.tasksOfPlans() + " tasks in "
           + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans");
-    }), "tide-job");
-    jobThread.setDaemon(true);
-    jobThread.start();
+    }, end -> post(() -> finish(end)));
   }
 
   /** What a stream asks of the driver: the event loop, the executor target, removals. */
@@ -590,61 +585,9 @@ public final class Driver implements AutoCloseable {
     }
   }
 
-  /** The settings the UI's Overview shows (key, value, key, value ...): what sizes the job. */
-  private Object[] settingsShown() {
-    List<Object> shown = new java.util.ArrayList<>();
-    for (dev.tide.conf.ConfigOption<?> option : List.of(AppOptions.JOB_ARGS,
-        AppOptions.EXECUTOR_CORES, AppOptions.EXECUTOR_MEMORY_MB, AppOptions.TASK_CPUS,
-        TideOptions.DA_ENABLED, TideOptions.DA_MIN_EXECUTORS, TideOptions.DA_MAX_EXECUTORS,
-        TideOptions.DA_EXECUTOR_IDLE_TIMEOUT, TideOptions.DA_RAMP_UP,
-        TideOptions.STREAMING_BATCH_INTERVAL, TideOptions.SDA_ENABLED, TideOptions.SDA_POLICY,
-        TideOptions.SDA_MIN_EXECUTORS, TideOptions.SDA_MAX_EXECUTORS)) {
-      shown.add(option.key());
-      shown.add(conf.get(option.key(), option.defaultText()));
-    }
-    for (dev.tide.conf.ConfigOption<?> option : submissionSettings) {
-      shown.add(option.key());
-      shown.add(conf.get(option.key(), option.defaultText()));
-    }
-    return shown.toArray();
-  }
 
-  private static String currentUser() {
-    try {
-      return org.apache.hadoop.security.UserGroupInformation.getCurrentUser().getShortUserName();
-    } catch (IOException e) {
-      return System.getProperty("user.name", "");
-    }
-  }
 
-  /** What a job thread runs: the job's code, returning how it succeeded. */
-  private interface JobBody {
-    String run() throws Exception;
-  }
 
-  /**
-   * On the job thread: runs the job's code (its plans in turn, or a stream's batches), then ends
-   * the job with its result.
-   */
-  private void runOnJobThread(String jobName, JobBody body) {
-    JobResult end;
-    try {
-      end = JobResult.success(body.run());
-    } catch (JobSession.JobFailedException e) {
-      end = JobResult.failure(e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      end = JobResult.failure("job " + jobName + " was interrupted");
-    } catch (Throwable t) {
-      // Errors too: a NoSuchMethodError from a user jar's library clash must end the job at
-      // once, with the cause in YARN's diagnostics, not leave it "planning" until killed.
-      LOG.error("Job {} failed in its driver code", jobName, t);
-      end = JobResult.failure("job " + jobName + " failed in its driver code: "
-          + ThrowableSummary.of(t));
-    }
-    JobResult result = end;
-    post(() -> finish(result));
-  }
 
   /** On the event loop: starts the job's next plan, unless the application is ending. */
   private void startPlan(JobPlan next, CompletableFuture<String> done) {
