@@ -16,7 +16,9 @@
 # Builds and installs Tide's shuffle-service (with the modules it depends on: shuffle-client,
 # network-common, conf-options; and the parent pom) into the local Maven repository
 # first, then the bench modules; --no-build skips both. Environment: MAVEN_REPO_LOCAL (default
-# ~/.m2/repository; the bench JVMs' classpaths point into it), MVN_ARGS (e.g. -o).
+# ~/.m2/repository; the bench JVMs' classpaths point into it), MVN_ARGS (e.g. -o),
+# BENCH_SERVER_OPTS (extra JVM options of every server, {tag} replaced by server-block-rep, e.g.
+# -XX:StartFlightRecording=filename=/tmp/{tag}.jfr,settings=profile).
 # Data sets (256-512 MiB per layout and block size; tide and tide-epoll share one, tide-nocrc has
 # its own, spark and spark35 share one) are generated once under bench/shuffle/target/data and
 # reused; delete that directory to regenerate. The full default run takes about 30 minutes.

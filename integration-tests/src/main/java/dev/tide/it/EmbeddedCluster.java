@@ -138,6 +138,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     return dfs.getFileSystem();
   }
 
+  /** The HDFS half (a test that restarts its NameNode with other settings, say). */
+  public MiniDFSCluster dfs() {
+    return dfs;
+  }
+
   public MiniYARNCluster yarn() {
     return yarn;
   }

@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tide.testing.Await;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
@@ -100,18 +98,18 @@ class WebUiAclTest {
     Await.until(Duration.ofSeconds(60), "the job in the owner's api/v1/app",
         () -> get(proxy + "api/v1/app", OWNER).body().contains("\"job\" : \"sleep\""));
     for (String user : List.of(OWNER, VIEWER, ADMIN)) {
-      Reply overview = get(proxy, user);
+      HttpReply overview = get(proxy, user);
       assertEquals(200, overview.code(), user + ": " + overview.body());
       assertTrue(overview.body().contains(appId.toString()), overview.body());
-      Reply api = get(proxy + "api/v1/app", user);
+      HttpReply api = get(proxy + "api/v1/app", user);
       assertEquals(200, api.code(), user + ": " + api.body());
       assertTrue(api.body().contains("\"job\" : \"sleep\""), api.body());
-      Reply metrics = get(proxy + jmx, user);
+      HttpReply metrics = get(proxy + jmx, user);
       assertEquals(200, metrics.code(), user + ": " + metrics.body());
       assertTrue(metrics.body().contains("TargetExecutors"), metrics.body());
     }
     for (String path : List.of("", "api/v1/app", jmx)) {
-      Reply refused = get(proxy + path, STRANGER);
+      HttpReply refused = get(proxy + path, STRANGER);
       assertEquals(403, refused.code(), "/" + path + ": " + refused.body());
       assertTrue(refused.body().contains("User mallory may not view " + appId + " of " + OWNER)
           && refused.body().contains("tide.ui.view.acls"), refused.body());
@@ -119,7 +117,7 @@ class WebUiAclTest {
           "\"job\""), refused.body());
     }
     // Straight to the AM from the proxy's host (AmIpFilter lets it through) with no proxy-user.
-    Reply direct = get(report.getOriginalTrackingUrl() + "api/v1/app", null);
+    HttpReply direct = get(report.getOriginalTrackingUrl() + "api/v1/app", null);
     assertEquals(403, direct.code(), direct.body());
     assertTrue(direct.body().contains("names no user"), direct.body());
 
@@ -164,19 +162,10 @@ class WebUiAclTest {
   }
 
 
-  private record Reply(int code, String body) {}
-
   /** GET {@code url} as {@code user} ({@code user.name}, see the class comment), no redirects. */
-  private static Reply get(String url, String user) throws IOException {
+  private static HttpReply get(String url, String user) throws IOException {
     String full = user == null ? url
         : url + (url.contains("?") ? "&" : "?") + "user.name=" + user;
-    HttpURLConnection c = (HttpURLConnection) new URL(full).openConnection();
-    c.setInstanceFollowRedirects(false);
-    c.setConnectTimeout(10_000);
-    c.setReadTimeout(30_000);
-    int code = c.getResponseCode();
-    InputStream in = code < 400 ? c.getInputStream() : c.getErrorStream();
-    return new Reply(code, in == null ? "" : new String(in.readAllBytes(),
-        StandardCharsets.UTF_8));
+    return HttpReply.of((HttpURLConnection) new URL(full).openConnection());
   }
 }

@@ -7,7 +7,7 @@ import dev.tide.driver.events.EventLine;
 import dev.tide.driver.events.EventName;
 import dev.tide.it.JobRun;
 import dev.tide.it.Submitter;
-import java.nio.file.Path;
+import dev.tide.it.secure.SecureCluster.TokenLifetimes;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -15,14 +15,14 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A stream on a Kerberized cluster whose NameNode issues delegation tokens that must be renewed
- * every {@link #RENEW_INTERVAL_MS} and live at most {@link #MAX_LIFETIME_MS}. With
+ * A stream on the JVM's shared Kerberized cluster ({@link SecureCluster#shared}) whose NameNode
+ * issues delegation tokens that must be renewed every {@link #RENEW_INTERVAL_MS} and live at
+ * most {@link #MAX_LIFETIME_MS}. With
  * {@code --principal/--keytab} the stream runs through more than three maximum lifetimes and
  * commits every batch (its AM renews and re-obtains tokens and hands them to the executors);
  * without a keytab it ends before the tokens' maximum date with a message naming the date and
@@ -30,27 +30,16 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 480, unit = TimeUnit.SECONDS)
 class SecureStreamTest {
-  static final long RENEW_INTERVAL_MS = 10_000;
-  static final long MAX_LIFETIME_MS = 30_000;
+  static final long RENEW_INTERVAL_MS = TokenLifetimes.SHORT.renewIntervalMillis();
+  static final long MAX_LIFETIME_MS = TokenLifetimes.SHORT.maxLifetimeMillis();
   private static final String EVENTS = "/tmp/tide-events-secure-stream";
   private static SecureCluster secure;
   private static UserGroupInformation alice;
 
   @BeforeAll
   static void start() throws Exception {
-    secure = SecureCluster.start("tide-secure-stream", 1, Path.of("target", "secure-stream"),
-        conf -> {
-          conf.setLong("dfs.namenode.delegation.token.renew-interval", RENEW_INTERVAL_MS);
-          conf.setLong("dfs.namenode.delegation.token.max-lifetime", MAX_LIFETIME_MS);
-        });
+    secure = SecureCluster.shared(TokenLifetimes.SHORT);
     alice = secure.login(SecureCluster.ALICE);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (secure != null) {
-      secure.close();
-    }
   }
 
   private static Configuration conf(String stopAfter) {

@@ -280,6 +280,12 @@ public final class Driver {
 
     List<String> serverCmd = new ArrayList<>(List.of("taskset", "-c", serverCpu, "java"));
     serverCmd.addAll(List.of(JVM_OPTS.split(" ")));
+    // e.g. a flight recording of the server: BENCH_SERVER_OPTS=-XX:StartFlightRecording=...
+    String extra = System.getenv().getOrDefault("BENCH_SERVER_OPTS", "").trim()
+        .replace("{tag}", tag);
+    if (!extra.isEmpty()) {
+      serverCmd.addAll(List.of(extra.split(" +")));
+    }
     serverCmd.addAll(List.of("-cp", cp, spec.mainPrefix + "Server", "server=" + server,
         "dataDir=" + dataDir, "block=" + block));
     serverCmd.addAll(spec.options);
