@@ -297,6 +297,14 @@ class Progress:
         return where
 
 
+def job_seconds(events):
+    """Seconds from the last jobStart to jobEnd in the event log (the job inside the AM, without
+    the submission, the AM's start and the client's exit), or None."""
+    starts = [e["time"] for e in events if e.get("event") == JOB_START]
+    ends = [e["time"] for e in events if e.get("event") == JOB_END]
+    return (ends[-1] - starts[-1]) / 1000.0 if starts and ends else None
+
+
 def map_reruns(events):
     """Map task attempts beyond the first of each map (over all attempts of the AM, the first
     attempt's maps count once)."""
@@ -449,6 +457,7 @@ class Suite:
     def __init__(self, cluster):
         self.cluster = cluster
         self.clean = {}  # job kind -> (output lines, wall seconds)
+        self.clean_job = {}  # job kind -> seconds from jobStart to jobEnd
         self.results = []
         self.counter = 0
         self.expected_words = None  # the wordcount input's counts, once it is written
@@ -500,6 +509,7 @@ class Suite:
                                  " independently")
         reruns = map_reruns(job.events.all_events())
         self.clean[kind] = (lines, job.wall)
+        self.clean_job[kind] = job_seconds(job.events.all_events())
         self.results.append(Result("clean %s" % kind, "-", "succeeded", "yes (vs. independent count)"
                                    if kind == "wordcount" else "reference", reruns, job.wall, job.wall))
         return self.clean[kind]
@@ -701,8 +711,9 @@ class Suite:
         """Decommissions (gracefully, timeout_s) a node holding map outputs while the job's reducer
         waits to fetch; with kill_mid_copy, SIGKILLs that NodeManager once the copy of its outputs
         has started. Watches the node leave, waits for the job, takes the node back in service.
-        Returns (events, node, its map outputs, when the decommission began (epoch ms), when the
-        node left (s after the job started, or None), the migration's end event or None)."""
+        Returns the job, its output dir, what was injected, its events, the node, the map outputs
+        it held, when the decommission began (epoch ms), when the node left (s after the job
+        started, or None) and the migration's last event (migrationFinished/Failed) or None."""
         self.clean_run("sleep-leave")
         out = self.out_dir(scenario)
         job = self.leave_job(scenario, out).start()
@@ -759,9 +770,9 @@ class Suite:
         """The headline: the node leaves while the reducer waits, its outputs copied first."""
         job, out, injected, events, node, on_node, began, left, end = self.decommission(scenario, 12)
         reruns = self.reruns_after(events, began)
-        extra = "%s; node left at %s; maps rerun %s" % (
+        extra = "%s; node left at %s; maps rerun %s; jobStart to jobEnd %.1fs (clean %.1fs)" % (
             self.migration_text(end), "%.1fs" % left if left is not None else "NOT during the job",
-            [i for _, i in reruns])
+            [i for _, i in reruns], job_seconds(events) or 0, self.clean_job.get("sleep-leave") or 0)
         self.record(scenario, "sleep-leave", job, out, injected, extra)
         moved_all = end is not None and end["event"] == MIGRATION_FINISHED and end.get("moved") == len(on_node)
         if reruns or not moved_all or left is None:
@@ -796,10 +807,12 @@ class Suite:
     # -- preemption between CapacityScheduler queues
 
     def preempt_job(self, name, out, queue, settings=None):
-        """The preemption scenario's Tide job, in `default` (30% of the cluster): 16 maps at once on
-        up to 16 executors, then 2 reducers that wait 25 s while the other executors idle (they
-        would be removed after 120 s)."""
+        """The preemption scenario's Tide job, in `default` (30% of the cluster): 16 executors kept
+        (minExecutors 16, about 70% of the cluster's memory), 16 maps at once, then 2 reducers that
+        wait 25 s while the other 14 executors idle."""
         base = {"tide.queue": queue, "tide.dynamicAllocation.maxExecutors": "16",
+                "tide.dynamicAllocation.minExecutors": "16",
+                "tide.yarn.placement": "locality",
                 "tide.dynamicAllocation.executorIdleTimeout": "120s"}
         base.update(settings or {})
         args = ["sleep", "-m", "16", "-r", "2", "-mt", "3000", "-rt", "500",
@@ -828,7 +841,8 @@ class Suite:
         other_out = self.out_dir(scenario + "-batch")
         other = Job(self.cluster, scenario + "-batch", [
             "sleep", "-m", "12", "-r", "1", "-mt", "15000", "-rt", "100", "-b", "1024", "-o", other_out],
-            {"tide.queue": "batch", "tide.dynamicAllocation.maxExecutors": "12"}, timeout=240).start()
+            {"tide.queue": "batch", "tide.dynamicAllocation.maxExecutors": "12",
+             "tide.yarn.placement": "locality"}, timeout=240).start()
         injected = ("%.1fs (reducers waiting, %d executors up): a second application (%s) in queue"
                     " batch asks for 12 executors" % (t, live, other.app_id))
         log("%s: %s" % (scenario, injected))
