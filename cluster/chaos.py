@@ -865,7 +865,7 @@ class Suite:
                 busy |= set(running.values())
         busy_given = [e for e in preempted if str(e.get("executor")) in busy]
         timeline = subprocess.run([os.path.join(self.cluster.tide_home, "bin", "tide"), "timeline",
-                                   job.events.path], env=self.cluster.env, capture_output=True,
+                                   "file://" + job.events.path], env=self.cluster.env, capture_output=True,
                                   text=True, timeout=60).stdout
         with open(os.path.join(RUN, "preempt-timeline.txt"), "w") as f:
             f.write(timeline)
