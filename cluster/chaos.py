@@ -709,16 +709,17 @@ class Suite:
                                  " (nodes %s)" % (am_node, sorted(reducing)))
         return per_node.most_common(1)[0][0]
 
-    def decommission(self, scenario, timeout_s, kill_mid_copy=False):
+    def decommission(self, scenario, timeout_s, kill_mid_copy=False, kill_target=False, settings=None):
         """Decommissions (gracefully, timeout_s) a node holding map outputs while the job's reducer
         waits to fetch; with kill_mid_copy, SIGKILLs that NodeManager once the copy of its outputs
-        has started. Watches the node leave, waits for the job, takes the node back in service.
+        has started; with kill_target, SIGKILLs instead a node the outputs are copied to (not the
+        AM's). Watches the node leave, waits for the job, takes the node back in service.
         Returns the job, its output dir, what was injected, its events, the node, the map outputs
         it held, when the decommission began (epoch ms), when the node left (s after the job
         started, or None) and the migration's last event (migrationFinished/Failed) or None."""
         self.clean_run("sleep-leave")
         out = self.out_dir(scenario)
-        job = self.leave_job(scenario, out).start()
+        job = self.leave_job(scenario, out, settings).start()
         p = job.wait_for("the reducer running, every map done",
                          lambda p: p.map_stage_done and p.running_of("REDUCE") and p)
         node = self.leaving_node(job, p)
@@ -729,7 +730,26 @@ class Suite:
         injected = "%.1fs (reducer waiting to fetch): decommission NodeManager %d, timeout %ds; it held" \
             " %d map outputs" % (t, node, timeout_s, len(on_node))
         left = None
+        restart = []  # other nodes to bring back
         try:
+            if kill_target:
+                started = job.wait_for("the copy of node %d's map outputs started" % node, lambda p: [
+                    e for e in p.events if e.get("event") == MIGRATION_STARTED], timeout=60)[0]
+                am = am_pid(job.app_id)
+                am_node = am[1][0] if am else None
+                targets = [n for n in NODES if nm_host(n) in started["targets"].split(",")
+                           and n not in (node, am_node)]
+                if not targets:
+                    raise ScenarioFailed("the outputs of node %d go to %s only, the AM's node (%s) or"
+                                         " none" % (node, started["targets"], am_node))
+                copied = any(e.get("event") in (MIGRATION_FINISHED, MIGRATION_FAILED)
+                             for e in job.events.events())
+                t_kill = time.monotonic() - job.started
+                self.cluster.script("kill-nm", str(targets[0]))
+                restart.append(targets[0])
+                injected += "; %.1fs: SIGKILL NodeManager %d, a target of the copy (targets %s), %s" % (
+                    t_kill, targets[0], started["targets"],
+                    "AFTER the copy had ended" if copied else "while the outputs were copied")
             if kill_mid_copy:
                 job.wait_for("the copy of node %d's map outputs started" % node, lambda p: any(
                     e.get("event") == MIGRATION_STARTED for e in p.events), timeout=60)
@@ -748,6 +768,8 @@ class Suite:
             job.finish()
         finally:
             self.cluster.script("recommission", str(node))
+            for n in restart:
+                self.cluster.script("start-nm", str(n))
         events = job.events.all_events()
         ended = [e for e in events if e.get("event") in (MIGRATION_FINISHED, MIGRATION_FAILED)]
         return job, out, injected, events, node, on_node, began_ms, left, (ended[-1] if ended else None)
@@ -804,6 +826,24 @@ class Suite:
                                                 [i for _, i in on_node])
         self.record(scenario, "sleep-leave", job, out, injected, extra)
         if not set(reruns) <= set(on_node):
+            raise ScenarioFailed("%s: %s" % (scenario, extra))
+
+    def migration_target_lost(self, scenario):
+        """A node the leaving node's outputs are copied to dies (SIGKILL of its NodeManager and
+        containers) during the copy: what it lost and what was not copied reruns, at most the maps
+        of the two nodes. Executors are kept on every node (minExecutors 3) so that a target
+        other than the AM's node exists."""
+        job, out, injected, events, node, on_node, began, left, end = self.decommission(
+            scenario, 12, kill_target=True, settings={"tide.dynamicAllocation.minExecutors": "3"})
+        reruns = self.reruns_after(events, began)
+        m = re.search(r"SIGKILL NodeManager (\d+), a target", injected)
+        target = int(m.group(1)) if m else None
+        where = Progress([e for e in events if e["time"] < began]).map_output_nodes()
+        bound = sorted(k for k, n in where.items() if n in (node, target))
+        extra = "%s; maps rerun %s; maps of the two nodes %s" % (
+            self.migration_text(end), [i for _, i in reruns], [i for _, i in bound])
+        self.record(scenario, "sleep-leave", job, out, injected, extra)
+        if not set(reruns) <= set(bound):
             raise ScenarioFailed("%s: %s" % (scenario, extra))
 
     # -- preemption between CapacityScheduler queues
@@ -1012,6 +1052,7 @@ SCENARIOS = collections.OrderedDict([
     ("decommission", lambda s: s.node_decommission("decommission")),
     ("decommission-short", lambda s: s.node_decommission_short("decommission-short")),
     ("migration-node-lost", lambda s: s.migration_node_lost("migration-node-lost")),
+    ("migration-target-lost", lambda s: s.migration_target_lost("migration-target-lost")),
     ("preempt-queues", lambda s: s.preempt_queues("preempt-queues")),
     ("stream-nm-kill", lambda s: s.stream_nm_kill("stream-nm-kill")),
     ("memory-exceeded", lambda s: s.memory_exceeded("memory-exceeded")),
@@ -1050,7 +1091,7 @@ def main():
                         help="comma-separated names, 'all' or 'ci' (%s)" % ", ".join(SCENARIOS))
     parser.add_argument("--keep-cluster", action="store_true", help="leave the cluster running")
     parser.add_argument("--no-start", action="store_true", help="use the cluster already running")
-    parser.add_argument("--timeout", type=int, default=1800, help="bound on the whole suite (s)")
+    parser.add_argument("--timeout", type=int, default=2700, help="bound on the whole suite (s)")
     opts = parser.parse_args()
     names = (list(SCENARIOS) if opts.scenarios == "all" else CI_SCENARIOS if opts.scenarios == "ci"
              else opts.scenarios.split(","))
