@@ -169,7 +169,16 @@ public final class Driver implements AutoCloseable {
       @Override
       public boolean moveMapOutput(int shuffleId, int mapId, String fromHost, int fromPort,
           String toHost, int toPort) {
-        return s.moveMapOutput(shuffleId, mapId, fromHost, fromPort, toHost, toPort);
+        if (!s.moveMapOutput(shuffleId, mapId, fromHost, fromPort, toHost, toPort)) {
+          return false;
+        }
+        // Reducers already running fetch it from its new place too (if they have not yet).
+        RpcMessage moved = new RpcMessage.MapOutputsMoved(shuffleId,
+            List.of(new dev.tide.rpc.MapLocation(mapId, toHost, toPort)));
+        for (Channel channel : executors.channels()) {
+          RpcChannels.send(channel, moved);
+        }
+        return true;
       }
     };
   }

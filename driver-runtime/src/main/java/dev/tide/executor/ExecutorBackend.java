@@ -63,6 +63,8 @@ public final class ExecutorBackend implements AutoCloseable {
   private final CompletableFuture<Exit> exit = new CompletableFuture<>();
   private final CompletableFuture<Void> registered = new CompletableFuture<>();
   private volatile TaskRunner runner;
+  /** Where map outputs went since tasks were described (MAP_OUTPUTS_MOVED). */
+  private final MovedMapOutputs movedOutputs = new MovedMapOutputs();
   /** The application's user classes ({@link UserClassLoader}); set with {@link #runner}. */
   private volatile ClassLoader userClasses;
   /** The job's {@code tide.executor.shuffle.connectRetries}; set with {@link #runner}. */
@@ -261,7 +263,7 @@ public final class ExecutorBackend implements AutoCloseable {
         }
         shuffleConnectRetries = ExecutorOptions.SHUFFLE_CONNECT_RETRIES.get(jobConf);
         runner = new TaskRunner(jobConf, settings.appLocalDirs(),
-            ExecutorBackend.this::shuffleClient);
+            ExecutorBackend.this::shuffleClient, movedOutputs);
         registered.complete(null);
         long interval = AppOptions.EXECUTOR_HEARTBEAT_INTERVAL.get(jobConf).toMillis();
         heartbeats.scheduleAtFixedRate(() -> RpcChannels.send(ch, new RpcMessage.Heartbeat(
@@ -302,6 +304,11 @@ public final class ExecutorBackend implements AutoCloseable {
         });
       } else if (message instanceof RpcMessage.UpdateTokens m) {
         addTokens(m.credentials());
+      } else if (message instanceof RpcMessage.MapOutputsMoved m) {
+        movedOutputs.moved(m.shuffleId(), m.moved());
+        LOG.info("{} map outputs of shuffle {} moved (their node leaves): fetched from {} from"
+            + " now on", m.moved().size(), m.shuffleId(), m.moved().isEmpty() ? "-"
+            : m.moved().get(0).host() + ":" + m.moved().get(0).shufflePort());
       } else if (message instanceof RpcMessage.RegisterRejected m) {
         exitWith(1, "The driver at " + driver() + " refused executor " + settings.executorId()
             + ": " + m.reason());

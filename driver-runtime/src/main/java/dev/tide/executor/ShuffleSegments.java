@@ -132,6 +132,7 @@ final class ShuffleSegments implements AutoCloseable {
   private final ShuffleClient client;
   private final boolean verifyChecksums;
   private final TaskDescription task;
+  private final MovedMapOutputs movedOutputs;
   private final List<FetchedSegments> fetched = new ArrayList<>();
   private final Map<String, Long> metrics = new LinkedHashMap<>();
 
@@ -141,6 +142,13 @@ final class ShuffleSegments implements AutoCloseable {
    */
   ShuffleSegments(ShuffleClient client, TaskDescription task, long memoryBudget, Path dir,
       boolean verifyChecksums) {
+    this(client, task, memoryBudget, dir, verifyChecksums, new MovedMapOutputs());
+  }
+
+  /** @param movedOutputs where outputs went since the task was described: fetched there */
+  ShuffleSegments(ShuffleClient client, TaskDescription task, long memoryBudget, Path dir,
+      boolean verifyChecksums, MovedMapOutputs movedOutputs) {
+    this.movedOutputs = movedOutputs;
     this.client = client;
     this.task = task;
     this.verifyChecksums = verifyChecksums;
@@ -214,7 +222,8 @@ final class ShuffleSegments implements AutoCloseable {
     for (int i = 0; i < task.inputs().size(); i++) {
       TaskDescription.ShuffleInput input = task.inputs().get(i);
       Map<String, List<MapLocation>> byService = new LinkedHashMap<>();
-      for (MapLocation location : input.mapOutputs()) {
+      for (MapLocation described : input.mapOutputs()) {
+        MapLocation location = movedOutputs.where(input.shuffleId(), described);
         byService.computeIfAbsent(location.host() + ":" + location.shufflePort(),
             k -> new ArrayList<>()).add(location);
       }

@@ -46,10 +46,18 @@ final class TaskRunner {
   private final Supplier<ShuffleClient> shuffleClient;
   private final HeapPeak heapPeak = new HeapPeak();
   private final BlockCache cache;
+  private final MovedMapOutputs movedOutputs;
   private volatile boolean outOfMemory;
 
   /** @param shuffleClient the executor's shuffle client, made when a reduce task first needs it */
   TaskRunner(Configuration conf, List<Path> appLocalDirs, Supplier<ShuffleClient> shuffleClient) {
+    this(conf, appLocalDirs, shuffleClient, new MovedMapOutputs());
+  }
+
+  /** @param movedOutputs where map outputs went since tasks were described (the driver says) */
+  TaskRunner(Configuration conf, List<Path> appLocalDirs, Supplier<ShuffleClient> shuffleClient,
+      MovedMapOutputs movedOutputs) {
+    this.movedOutputs = movedOutputs;
     this.conf = conf;
     this.appLocalDirs = appLocalDirs;
     this.shuffleClient = shuffleClient;
@@ -251,7 +259,7 @@ final class TaskRunner {
     try (ShuffleSegments segments = new ShuffleSegments(shuffleClient.get(), task,
         reduceMemoryBytes(), spillDir(ShuffleLayout.chooseAppDir(appLocalDirs,
             task.shuffleId(), task.index()), task.taskId() + "-input"),
-        ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf))) {
+        ExecutorOptions.SHUFFLE_CHECKSUM_ENABLED.get(conf), movedOutputs)) {
       if (task.outputPartitions() > 0) {
         metrics.putAll(writeMapOutput(task, null, output -> reducer.reduce(task.index(),
             segments.records(), new ShuffledReduceOutput(task, output))));

@@ -211,4 +211,44 @@ public sealed interface RpcMessage {
       return new UpdateTokens(in.bytes("credentials"));
     }
   }
+
+  /**
+   * Driver to every executor, when map outputs of a shuffle were copied to another node's
+   * service (a node leaving gracefully) and the driver's map-output table moved them: a reader
+   * that has not fetched yet fetches them from their new place. {@code moved} holds the new
+   * locations.
+   */
+  record MapOutputsMoved(int shuffleId, List<MapLocation> moved) implements RpcMessage {
+    public MapOutputsMoved {
+      moved = List.copyOf(moved);
+    }
+
+    @Override
+    public byte wireId() {
+      return RpcMessageIds.MAP_OUTPUTS_MOVED;
+    }
+
+    @Override
+    public void encodePayload(ByteBuf out) {
+      out.writeInt(shuffleId);
+      out.writeInt(moved.size());
+      for (MapLocation l : moved) {
+        out.writeInt(l.mapId());
+        RpcWriter.string(out, l.host());
+        out.writeInt(l.shufflePort());
+      }
+    }
+
+    static MapOutputsMoved decode(RpcReader in) {
+      int shuffleId = in.i32("shuffleId");
+      int count = in.count("moved", 12);
+      List<MapLocation> moved = new java.util.ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        String at = "moved[" + i + "]";
+        moved.add(new MapLocation(in.i32(at + ".mapId"), in.string(at + ".host"),
+            in.i32(at + ".shufflePort")));
+      }
+      return new MapOutputsMoved(shuffleId, moved);
+    }
+  }
 }

@@ -14,6 +14,7 @@ public final class RpcMessageIds {
   public static final byte SHUTDOWN = 69;
   public static final byte HEARTBEAT = 70;
   public static final byte UPDATE_TOKENS = 71;
+  public static final byte MAP_OUTPUTS_MOVED = 72;
 
   private RpcMessageIds() {}
 }

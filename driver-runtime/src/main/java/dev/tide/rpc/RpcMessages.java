@@ -30,6 +30,7 @@ public final class RpcMessages {
       case RpcMessageIds.SHUTDOWN -> RpcMessage.Shutdown::decode;
       case RpcMessageIds.HEARTBEAT -> RpcMessage.Heartbeat::decode;
       case RpcMessageIds.UPDATE_TOKENS -> RpcMessage.UpdateTokens::decode;
+      case RpcMessageIds.MAP_OUTPUTS_MOVED -> RpcMessage.MapOutputsMoved::decode;
       default -> throw new MalformedFrameException("unknown RPC message type " + id);
     };
     RpcReader reader = new RpcReader(body, nameOf(id) + " (" + id + ")");
@@ -49,6 +50,7 @@ public final class RpcMessages {
       case RpcMessageIds.SHUTDOWN -> "SHUTDOWN";
       case RpcMessageIds.HEARTBEAT -> "HEARTBEAT";
       case RpcMessageIds.UPDATE_TOKENS -> "UPDATE_TOKENS";
+      case RpcMessageIds.MAP_OUTPUTS_MOVED -> "MAP_OUTPUTS_MOVED";
       default -> "id " + id;
     };
   }

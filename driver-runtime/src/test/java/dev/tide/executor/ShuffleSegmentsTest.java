@@ -141,6 +141,24 @@ class ShuffleSegmentsTest {
   }
 
   @Test
+  void aReduceFetchesAMovedOutputFromItsNewPlaceNotTheOneItWasLaunchedWith() throws Exception {
+    int gone;
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      gone = closed.getLocalPort(); // nothing listens there once closed: the node that left
+    }
+    MovedMapOutputs moved = new MovedMapOutputs();
+    moved.moved(SHUFFLE, List.of(new MapLocation(0, "127.0.0.1", server.port()),
+        new MapLocation(1, "127.0.0.1", server.port())));
+    moved.moved(SHUFFLE + 1, List.of(new MapLocation(0, "127.0.0.1", gone)));
+    try (ShuffleSegments segments = new ShuffleSegments(client, reduce(gone), 1 << 20,
+        work.resolve("in"), true, moved)) {
+      List<String> keys = readAll(segments);
+      assertEquals(MAPS * RECORDS, keys.size());
+      assertEquals("k00000", keys.get(0));
+    }
+  }
+
+  @Test
   void intactSegmentsAreReadWhole() throws IOException {
     try (ShuffleSegments segments = segments(server.port())) {
       assertEquals(MAPS * RECORDS, readAll(segments).size());

@@ -39,6 +39,8 @@ final class RpcExamples {
     all.put("HEARTBEAT", new RpcMessage.Heartbeat("12", List.of(7L, 1L << 40)));
     all.put("UPDATE_TOKENS", new RpcMessage.UpdateTokens(new byte[] {'H', 'D', 'T', 'S', 0,
         0, 0}));
+    all.put("MAP_OUTPUTS_MOVED", new RpcMessage.MapOutputsMoved(3, List.of(
+        new MapLocation(5, "h2", 7448))));
     return all;
   }
 

@@ -189,8 +189,8 @@ class RpcMessagesTest {
   }
 
   @Test
-  void idsOutsideTheEightMessagesAreRefused() {
-    for (int id : new int[] {0, 1, 16, 63, 72, 127, 128, 255}) {
+  void idsOutsideTheNineMessagesAreRefused() {
+    for (int id : new int[] {0, 1, 16, 63, 73, 127, 128, 255}) {
       assertMentions(refused(new byte[] {(byte) id, 0, 0, 0, 0}),
           "unknown RPC message type " + id);
     }

@@ -16,10 +16,15 @@ import java.util.Set;
  * <p>Negotiable contract: YARN wants an amount of resources back and lets the application
  * choose which containers. They are chosen, until the amount is covered (see
  * {@link #covered}: memory or vcores, whichever the RM counted),
- * in this order: executors not started yet or idle (the longest idle first), then busy
- * executors whose running tasks started last (the least work lost: the map outputs they
+ * in this order: executors not started yet or idle (those in containers the contract names
+ * first, then the longest idle first), then busy executors (those named first) whose running
+ * tasks started last (the least work lost: the map outputs they
  * finished are served by the node's {@code tide_shuffle} service and stay). Containers in the
- * strict contract, or already given back, count towards the amount.
+ * strict contract, or already given back, count towards the amount. The containers a
+ * negotiable contract names are those the ResourceManager kills when it is not given enough in
+ * time ({@code max_wait_before_kill}); while its demand lasts it kills them even if the amount was
+ * given back in other containers (seen on the multi-process cluster: 2 idle executors given back,
+ * then the 2 idle ones it had named killed too), so an idle named one goes before any other.
  *
  * <p>Pure and immutable: no YARN types, no clock.
  */
@@ -50,11 +55,16 @@ public final class PreemptionChoice {
     }
   }
 
+  /** The order in which executors are given back when no container is named. */
+  public static final Comparator<Candidate> ORDER = order(Set.of());
+
   /** The order in which executors are given back (see the class comment). */
-  public static final Comparator<Candidate> ORDER = Comparator
-      .comparing((Candidate c) -> !c.idle())
-      .thenComparing((Candidate c) -> c.idle() ? c.sinceMillis() : -c.sinceMillis())
-      .thenComparing(Candidate::containerId);
+  static Comparator<Candidate> order(Set<String> named) {
+    return Comparator.comparing((Candidate c) -> !c.idle())
+        .thenComparing((Candidate c) -> !named.contains(c.containerId()))
+        .thenComparing((Candidate c) -> c.idle() ? c.sinceMillis() : -c.sinceMillis())
+        .thenComparing(Candidate::containerId);
+  }
 
   /**
    * @param candidates the application's executor containers
@@ -64,6 +74,15 @@ public final class PreemptionChoice {
    */
   public static Decision choose(List<Candidate> candidates, Set<String> strict,
       long wantedMemoryMb, int wantedVcores) {
+    return choose(candidates, strict, Set.of(), wantedMemoryMb, wantedVcores);
+  }
+
+  /**
+   * @param named container ids the negotiable contract names (the RM's own picks), given back
+   *     before the others of the same kind (idle, busy)
+   */
+  public static Decision choose(List<Candidate> candidates, Set<String> strict,
+      Set<String> named, long wantedMemoryMb, int wantedVcores) {
     List<Candidate> giveBack = new ArrayList<>();
     List<Candidate> drain = new ArrayList<>();
     long memory = 0;
@@ -84,7 +103,7 @@ public final class PreemptionChoice {
         free.add(c);
       }
     }
-    free.sort(ORDER);
+    free.sort(order(named));
     for (Candidate c : free) {
       if (covered(memory, vcores, wantedMemoryMb, wantedVcores)) {
         break;

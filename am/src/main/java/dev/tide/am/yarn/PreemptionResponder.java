@@ -114,7 +114,7 @@ final class PreemptionResponder {
           "negotiableContainers", negotiable.toString(), "memoryMb", wantedMemory, "vcores",
           wantedVcores);
     }
-    PreemptionChoice.Decision decision = PreemptionChoice.choose(candidates, strict,
+    PreemptionChoice.Decision decision = PreemptionChoice.choose(candidates, strict, negotiable,
         wantedMemory, (int) Math.min(Integer.MAX_VALUE, wantedVcores));
     for (Candidate c : decision.drain()) {
       Executor executor = containers.byId(c.executorId());

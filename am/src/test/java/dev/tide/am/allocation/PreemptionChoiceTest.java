@@ -29,6 +29,21 @@ class PreemptionChoiceTest {
     assertEquals(List.of(), d.drain());
   }
 
+  /**
+   * The RM kills the containers its negotiable contract names if its demand lasts, whatever else
+   * was given back: an idle named one goes before a longer idle unnamed one, a busy named one
+   * before a busy unnamed one, but never before an idle one.
+   */
+  @Test
+  void amongIdleAndAmongBusyTheContainersYarnNamedGoFirst() {
+    List<Candidate> four = List.of(idle("1", 100), idle("2", 900), busy("3", 900),
+        busy("4", 100));
+    assertEquals(List.of("2"), ids(PreemptionChoice.choose(four, Set.of(), Set.of("c2", "c4"),
+        1024, 0).giveBack()));
+    assertEquals(List.of("1", "2", "4"), ids(PreemptionChoice.choose(four, Set.of(),
+        Set.of("c4"), 3 * 1024, 0).giveBack()));
+  }
+
   @Test
   void thenBusyExecutorsWhoseTasksStartedLast() {
     Decision d = PreemptionChoice.choose(List.of(busy("1", 100), idle("2", 500),
