@@ -1173,15 +1173,18 @@ class YarnAllocatorTest {
         List.of(PreemptionResourceRequest.newInstance(wanted)),
         Set.of(PreemptionContainer.newInstance(started.get(0)))));
     nextHeartbeat();
-    assertEquals(Set.of(started.get(1), started.get(2)), Set.copyOf(amrm.released),
-        "the idle executor 2, then executor 3, whose task started last");
-    assertEquals(List.of("preempted 2", "preempted 3"), driver.nodesAndPreemptions);
+    // Executor 1's container is the one the contract names: the RM kills it anyway while its
+    // demand lasts, so it goes before executor 3, whose task started last (issue 36: on the
+    // multi-process cluster the named ones were killed after others had been given back).
+    assertEquals(Set.of(started.get(1), started.get(0)), Set.copyOf(amrm.released),
+        "the idle executor 2, then executor 1, in the container the contract names");
+    assertEquals(List.of("preempted 2", "preempted 1"), driver.nodesAndPreemptions);
     nextHeartbeat();
     assertEquals(2, amrm.released.size(), "the same message is not answered twice");
 
     amrm.preemption = null;
     amrm.toComplete.addAll(List.of(TestContainers.released(launched(1)),
-        TestContainers.released(launched(2))));
+        TestContainers.released(launched(0))));
     nextHeartbeat();
     assertEquals(List.of(), driver.aborts);
     assertTrue(driver.exited.stream().noneMatch(e -> e.contains(" failed: ")),
