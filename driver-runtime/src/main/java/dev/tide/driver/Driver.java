@@ -726,8 +726,8 @@ public final class Driver implements AutoCloseable {
   private void channelClosed(Channel channel) {
     String id = executors.channelClosed(channel);
     if (id != null) {
-      boolean told = scheduler != null && scheduler.isPendingRemoval(id);
-      executorGone(id, told ? "removed as idle; it exited"
+      String removedFor = executors.removalReason(id);
+      executorGone(id, removedFor != null ? removedFor + "; it exited"
           : "its connection to the driver closed");
     }
   }
@@ -806,6 +806,7 @@ public final class Driver implements AutoCloseable {
   private void removeExecutors(List<String> ids, String why) {
     scheduler.markPendingRemoval(ids);
     for (String id : ids) {
+      executors.removalRequested(id, why);
       events.record(EventName.EXECUTOR_IDLE_REMOVAL, "executor", id, "reason", why);
       // Told first, the executor exits 0 with this reason; otherwise the RM's completion of
       // the released container closes its connection and it would exit 1, "driver gone",

@@ -32,6 +32,8 @@ final class ExecutorRegistry {
   private final Set<String> everRegistered = ConcurrentHashMap.newKeySet();
   /** Every executor id that has gone; written by the event loop, read by the AM's allocator. */
   private final Set<String> removed = ConcurrentHashMap.newKeySet();
+  /** Executors the driver asked to leave, and why, until they have gone. */
+  private final Map<String, String> removalReasons = new HashMap<>();
 
   ExecutorRegistry(ExecutorHeartbeats heartbeats) {
     this.heartbeats = heartbeats;
@@ -95,6 +97,16 @@ final class ExecutorRegistry {
     return channelToExecutor.remove(channel);
   }
 
+  /** The driver asked {@code executorId} to leave, for {@code why}. */
+  void removalRequested(String executorId, String why) {
+    removalReasons.putIfAbsent(executorId, why);
+  }
+
+  /** Why the driver asked {@code executorId} to leave, or null if it did not. */
+  String removalReason(String executorId) {
+    return removalReasons.get(executorId);
+  }
+
   /**
    * Forgets {@code executorId} and closes its connection; true the first time a launched or
    * registered executor goes (then counted as a change and in {@link #isGone}).
@@ -108,6 +120,7 @@ final class ExecutorRegistry {
     }
     launched.remove(executorId);
     allocatedAtMillis.remove(executorId);
+    removalReasons.remove(executorId);
     heartbeats.removed(executorId);
     if (known && removed.add(executorId)) {
       executorChanges++;

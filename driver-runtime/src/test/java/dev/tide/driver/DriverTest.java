@@ -423,6 +423,12 @@ class DriverTest {
     EventLine removal = awaitEvent("executorIdleRemoval");
     assertEquals("2", removal.get("executor"));
     assertFalse(driver.isExecutorGone("1"), "the busy executor stays");
+
+    idle.channel.close(); // the executor exits as told
+    EventLine gone = awaitEvent("executorRemoved");
+    assertEquals("2", gone.get("executor"));
+    assertEquals("idle; removed by dynamic allocation; it exited", gone.get("reason"),
+        "the reason it was told, not a generic one");
   }
 
   @Test

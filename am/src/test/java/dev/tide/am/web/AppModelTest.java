@@ -170,7 +170,7 @@ class AppModelTest {
     at(20, "executorAdded", "executor", "1");
     at(5000, "executorIdleRemoval", "executor", "1", "reason",
         "idle for 2.0 s; removed by dynamic allocation");
-    at(5100, "executorRemoved", "executor", "1", "reason", "removed as idle; it exited");
+    at(5100, "executorRemoved", "executor", "1", "reason", "idle; removed by dynamic allocation; it exited");
     at(5200, "containerCompleted", "container", "c1", "executor", "1", "exitStatus", -100,
         "released", true, "failure", false, "diagnostics",
         "released by the ApplicationMaster (exit status -100)");
@@ -244,7 +244,7 @@ class AppModelTest {
             "SUCCEEDED", "outputBytes", 1024);
       }
       if (i % 2 == 1) {
-        at(i + 2, "executorRemoved", "executor", id, "reason", "removed as idle; it exited");
+        at(i + 2, "executorRemoved", "executor", id, "reason", "idle; removed by dynamic allocation; it exited");
       }
     }
   }

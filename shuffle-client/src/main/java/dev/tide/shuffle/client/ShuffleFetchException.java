@@ -20,8 +20,8 @@ public class ShuffleFetchException extends IOException {
 
   public ShuffleFetchException(String host, int port, List<BlockId> blocks, Reason reason,
       String message, Throwable cause) {
-    super("fetch of " + blocks.size() + " block(s) from tide_shuffle at " + host + ":" + port
-        + " failed (" + reason + "): " + message, cause);
+    super((blocks.isEmpty() ? "request to" : "fetch of " + blocks.size() + " block(s) from")
+        + " tide_shuffle at " + host + ":" + port + " failed (" + reason + "): " + message, cause);
     this.detail = message;
     this.host = host;
     this.port = port;
