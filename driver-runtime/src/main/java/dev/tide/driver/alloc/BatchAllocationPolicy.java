@@ -226,7 +226,8 @@ public final class BatchAllocationPolicy {
     trackBacklog(nowMillis, load.pendingTasks());
     long newWork = load.tasksSubmitted() - foreseenSubmitted(load.forecast());
     if (rules.arrivalHold()) {
-      arrivalHold.observe(nowMillis, newWork, this::executorsFor);
+      arrivalHold.observe(nowMillis, newWork, this::executorsFor,
+          load.pendingTasks() + load.runningTasks() > 0);
     }
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
     int rising = rules.arrivalTrend()

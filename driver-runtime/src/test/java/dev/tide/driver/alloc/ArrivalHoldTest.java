@@ -19,7 +19,12 @@ class ArrivalHoldTest {
   /** A job of {@code tasks} tasks arrives now; one executor runs 2 tasks. */
   private void arrive(int tasks) {
     submitted += tasks;
-    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2));
+    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2), true);
+  }
+
+  /** An evaluation that sees no task pending or running, and no new one. */
+  private void quiet() {
+    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2), false);
   }
 
   /** {@code jobs} jobs of 8 tasks (4 executors), 5 s apart; the clock ends at the last. */
@@ -83,11 +88,57 @@ class ArrivalHoldTest {
     long lastArrival = clock.millis();
     clock.advanceMillis(4_000);
     arrive(0);
-    hold.observe(clock.millis(), submitted - 3, n -> 100); // a lower count is no arrival
+    hold.observe(clock.millis(), submitted - 3, n -> 100, true); // a lower count: no arrival
 
     assertEquals(4, hold.executorsToKeep(lastArrival + 5_000, LATENCY),
         "kept from the last real arrival on");
     assertEquals(0, hold.executorsToKeep(lastArrival + 5_001, LATENCY));
+  }
+
+  /**
+   * An interactive session: jobs of 12 s, each submitted 200 ms after the one before ended,
+   * bursts 40 s apart. The wait is counted from the end of the work, so the next job of a burst
+   * finds the executors (counted from the arrivals, every job outlasts its 200 ms think time
+   * and nothing would be kept when it ends).
+   */
+  @Test
+  void aSessionsNextJobAThinkTimeAfterTheLastEndedFindsItsExecutors() {
+    for (int burst = 0; burst < 4; burst++) {
+      for (int job = 0; job < 4; job++) {
+        arrive(8);
+        clock.advanceMillis(12_000);
+        quiet();
+        if (burst == 3 && job == 3) {
+          break;
+        }
+        clock.advanceMillis(job < 3 ? 200 : 40_000);
+      }
+    }
+
+    assertEquals(4, keepAfter(0), "kept as the job ends");
+    assertEquals(4, keepAfter(200), "kept over the usual think time");
+    assertEquals(0, keepAfter(201), "no job came within the usual think time: let them go");
+  }
+
+  /** Work that resumes without new work (a stage the forecast listed) ends the quiet period. */
+  @Test
+  void theWaitRestartsOnlyWhenTheWorkEnds() {
+    for (int job = 0; job < 6; job++) {
+      arrive(8);
+      clock.advanceMillis(12_000);
+      quiet();
+      clock.advanceMillis(200);
+    }
+    arrive(8);
+    clock.advanceMillis(1_000);
+    quiet(); // between two stages of the job
+    clock.advanceMillis(100);
+    hold.observe(clock.millis(), submitted, n -> 4, true); // its next stage runs
+    clock.advanceMillis(10_000);
+
+    assertEquals(0, keepAfter(0), "11.1 s after the arrival, the job still running");
+    quiet();
+    assertEquals(4, keepAfter(200), "counted from the job's end");
   }
 
   /**
@@ -100,7 +151,7 @@ class ArrivalHoldTest {
     long submittedSoFar = 0;
     for (int i = 0; i < 5; i++) {
       submittedSoFar += 2;
-      dearStarts.observe(clock.millis(), submittedSoFar, n -> 1);
+      dearStarts.observe(clock.millis(), submittedSoFar, n -> 1, true);
       clock.advanceMillis(90_000);
     }
 

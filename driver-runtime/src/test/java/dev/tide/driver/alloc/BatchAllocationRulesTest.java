@@ -513,17 +513,20 @@ class BatchAllocationRulesTest {
   void whileJobsKeepArrivingTheirExecutorsAreKeptForTheNextOne() {
     // A job of 20 one-second tasks every 8 s; executors start in 2 s. The adaptive timeout
     // alone lets the 20 go in each 7 s gap (a 2 s start costs 4 s, less than 7 s of idling),
-    // so every job waits for new ones; the arrival hold keeps them for the next job.
+    // so every job waits for new ones; the arrival hold keeps them for the next job. It learns
+    // the wait from the end of each job to the next: the first jobs, which waited for starts,
+    // ended later and showed shorter waits (5 s), so the fourth job still starts its 20.
     Rules adaptive = new Rules(true, false, false, true, false, false, false);
     Rules hold = new Rules(true, false, false, true, true, false, false);
     JobStream without = new JobStream(policy(adaptive, RampUpMode.BACKLOG, 0, 2_000));
     JobStream with = new JobStream(policy(hold, RampUpMode.BACKLOG, 0, 2_000));
     without.run(8, 8_000, 20, 1_000);
     with.run(8, 8_000, 20, 1_000);
-    assertEquals(4 * 20, without.startedAfter(3 * 8_000),
-        "without the rule each of the last four jobs starts its 20 again");
-    assertEquals(0, with.startedAfter(3 * 8_000), "the later jobs find their executors there");
-    assertTrue(with.waitedMillisAfter(3 * 8_000) < without.waitedMillisAfter(3 * 8_000),
+    assertEquals(3 * 20, without.startedAfter(4 * 8_000),
+        "without the rule each of the last three jobs starts its 20 again");
+    assertEquals(20, with.startedAfter(3 * 8_000), "the fourth job, while it learns");
+    assertEquals(0, with.startedAfter(4 * 8_000), "the later jobs find their executors there");
+    assertTrue(with.waitedMillisAfter(4 * 8_000) < without.waitedMillisAfter(4 * 8_000),
         "and their tasks do not wait for a start");
 
     // Once the jobs stop, the executors go: the gap outlasts every gap seen (and stays below
