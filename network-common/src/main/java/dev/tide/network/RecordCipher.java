@@ -78,8 +78,8 @@ final class RecordCipher {
       RecordCipher sealer = sealer(key);
       RecordCipher opener = opener(key);
       try {
-        for (int i = 0; i < WARM_UP_RECORDS; i++) {
-          int n = sealer.seal(plain, 0, plain.length, record, 0);
+        for (int i = 0; i < WARM_UP_RECORDS; i++) { // in place, as RecordSealer seals
+          int n = sealer.seal(record, HEADER_BYTES, plain.length, record, 0);
           opener.open(n - HEADER_BYTES, record, HEADER_BYTES, plain, 0);
         }
       } catch (GeneralSecurityException | RuntimeException e) {
@@ -98,7 +98,9 @@ final class RecordCipher {
 
   /**
    * Seals {@code len} bytes of {@code in} into {@code out} at {@code outOff}: writes the whole
-   * record (header, ciphertext, tag), {@code HEADER_BYTES + len + TAG_BYTES} bytes.
+   * record (header, ciphertext, tag), {@code HEADER_BYTES + len + TAG_BYTES} bytes. May seal in
+   * place: {@code in == out} with {@code inOff == outOff + HEADER_BYTES} (the JDK's ciphers are
+   * copy-safe; no input byte is overwritten before it was read).
    */
   int seal(byte[] in, int inOff, int len, byte[] out, int outOff) {
     if (len < 1 || len > MAX_PLAINTEXT_BYTES) {

@@ -1,10 +1,8 @@
 package dev.tide.network;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
-import java.util.List;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import javax.crypto.AEADBadTagException;
 
 /**
@@ -17,12 +15,24 @@ import javax.crypto.AEADBadTagException;
  * the connection with its message) and the channel is closed; nothing more is read from it.
  * Bytes that arrived before this handler was installed (read together with the handshake's last
  * frame) are passed in through the constructor and opened first. One instance per channel.
+ *
+ * <p>Each received byte is copied once, from the socket's read buffer into the record array,
+ * and the record is opened from there. (Gathering records in a cumulation buffer first cost two
+ * more copies of most bytes: reads of up to 64 KiB almost never hold a whole 64 KiB record, so
+ * each read was appended to the cumulation, whose unread rest was moved to its front after the
+ * record was taken.) Memory per connection: one record array.
  */
-final class RecordOpener extends ByteToMessageDecoder {
+final class RecordOpener extends ChannelInboundHandlerAdapter {
   private final RecordCipher cipher;
   private final String appId;
   private final ThrottledLog failures;
-  private final byte[] record = new byte[RecordCipher.MAX_RECORD_LENGTH];
+  /** The record being received: its length prefix, then its ciphertext and tag. */
+  private final byte[] record = new byte[RecordCipher.HEADER_BYTES
+      + RecordCipher.MAX_RECORD_LENGTH];
+  /** Bytes of the current record (prefix included) received so far. */
+  private int received;
+  /** The current record's length prefix once its 4 bytes are in, else -1. */
+  private int length = -1;
   private ByteBuf early;
   private boolean failed;
   private String peer;
@@ -36,7 +46,6 @@ final class RecordOpener extends ByteToMessageDecoder {
     this.appId = appId;
     this.early = early;
     this.failures = failures;
-    setDiscardAfterReads(1); // as FrameDecoder: the buffer never holds more than a record + a read
   }
 
   @Override
@@ -50,9 +59,9 @@ final class RecordOpener extends ByteToMessageDecoder {
           ByteBuf bytes = early;
           early = null;
           try {
-            channelRead(ctx, bytes);
-            channelReadComplete(ctx);
-          } catch (Exception e) {
+            receive(ctx, bytes);
+            ctx.fireChannelReadComplete();
+          } catch (RuntimeException e) {
             ctx.fireExceptionCaught(e);
           }
         }
@@ -61,17 +70,7 @@ final class RecordOpener extends ByteToMessageDecoder {
   }
 
   @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-    if (early != null && msg instanceof ByteBuf buf) {
-      ByteBuf first = early;
-      early = null;
-      msg = Unpooled.wrappedBuffer(first, buf);
-    }
-    super.channelRead(ctx, msg);
-  }
-
-  @Override
-  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+  public void handlerRemoved(ChannelHandlerContext ctx) {
     if (early != null) {
       early.release();
       early = null;
@@ -79,53 +78,90 @@ final class RecordOpener extends ByteToMessageDecoder {
   }
 
   @Override
-  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    if (failed) {
-      in.skipBytes(in.readableBytes());
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf buf)) {
+      ctx.fireChannelRead(msg);
       return;
     }
-    if (in.readableBytes() < RecordCipher.HEADER_BYTES) {
-      return;
+    if (early != null) {
+      ByteBuf first = early;
+      early = null;
+      receive(ctx, first);
     }
-    int length = in.getInt(in.readerIndex());
-    if (length <= RecordCipher.TAG_BYTES || length > RecordCipher.MAX_RECORD_LENGTH) {
-      fail(ctx, in, "oversized encrypted records", "a record length of " + length
-          + " bytes (records carry " + (RecordCipher.TAG_BYTES + 1) + " to "
-          + RecordCipher.MAX_RECORD_LENGTH + "); the connection is out of step or not encrypted");
-      return;
-    }
-    if (in.readableBytes() < RecordCipher.HEADER_BYTES + length) {
-      return;
-    }
-    long number = cipher.recordNumber();
-    in.skipBytes(RecordCipher.HEADER_BYTES);
-    in.readBytes(record, 0, length);
-    ByteBuf plain = ctx.alloc().heapBuffer(length - RecordCipher.TAG_BYTES);
+    receive(ctx, buf);
+  }
+
+  /** Takes the bytes of {@code in} into records, opening each as it completes; releases it. */
+  private void receive(ChannelHandlerContext ctx, ByteBuf in) {
     try {
-      int n = cipher.open(length, record, 0, plain.array(),
+      while (!failed && in.isReadable()) {
+        if (length < 0) {
+          take(in, RecordCipher.HEADER_BYTES);
+          if (received < RecordCipher.HEADER_BYTES) {
+            return;
+          }
+          length = (record[0] & 0xff) << 24 | (record[1] & 0xff) << 16 | (record[2] & 0xff) << 8
+              | (record[3] & 0xff);
+          if (length <= RecordCipher.TAG_BYTES || length > RecordCipher.MAX_RECORD_LENGTH) {
+            fail(ctx, "oversized encrypted records", "a record length of " + length
+                + " bytes (records carry " + (RecordCipher.TAG_BYTES + 1) + " to "
+                + RecordCipher.MAX_RECORD_LENGTH + "); the connection is out of step or not"
+                + " encrypted");
+            return;
+          }
+        }
+        take(in, RecordCipher.HEADER_BYTES + length);
+        if (received == RecordCipher.HEADER_BYTES + length) {
+          open(ctx);
+        }
+      }
+    } finally {
+      in.release();
+    }
+  }
+
+  /** Copies bytes of {@code in} into the record array until it holds {@code upTo} bytes. */
+  private void take(ByteBuf in, int upTo) {
+    int n = Math.min(upTo - received, in.readableBytes());
+    in.readBytes(record, received, n);
+    received += n;
+  }
+
+  /** Opens the complete record in the array and passes its plaintext on. */
+  private void open(ChannelHandlerContext ctx) {
+    long number = cipher.recordNumber();
+    int sealedLength = length;
+    received = 0;
+    length = -1;
+    ByteBuf plain = ctx.alloc().heapBuffer(sealedLength - RecordCipher.TAG_BYTES);
+    try {
+      int n = cipher.open(sealedLength, record, RecordCipher.HEADER_BYTES, plain.array(),
           plain.arrayOffset() + plain.writerIndex());
       plain.writerIndex(plain.writerIndex() + n);
-      out.add(plain);
     } catch (AEADBadTagException e) {
       plain.release();
-      fail(ctx, in, "encrypted records failing authentication", "record " + number
+      fail(ctx, "encrypted records failing authentication", "record " + number
           + " failed authentication (tampered, replayed, reordered, cut, or sealed under"
           + " another key)");
+      return;
+    } catch (RuntimeException e) {
+      plain.release();
+      throw e;
     }
+    ctx.fireChannelRead(plain);
   }
 
   @Override
-  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    decode(ctx, in, out);
-    if (!failed && in.isReadable()) {
-      fail(ctx, in, "encrypted records cut short", "the connection ended inside record "
-          + cipher.recordNumber() + " (" + in.readableBytes() + " bytes of it received)");
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (!failed && received > 0) {
+      fail(ctx, "encrypted records cut short", "the connection ended inside record "
+          + cipher.recordNumber() + " (" + received + " bytes of it received)");
     }
+    ctx.fireChannelInactive();
   }
 
-  private void fail(ChannelHandlerContext ctx, ByteBuf in, String kind, String what) {
+  private void fail(ChannelHandlerContext ctx, String kind, String what) {
     failed = true;
-    in.skipBytes(in.readableBytes());
     failures.warn(kind, "closing encrypted connection with {} (application {}): {}", peer,
         LogSafe.text(appId), what);
     ctx.fireExceptionCaught(new RecordCryptoException("encrypted connection with " + peer

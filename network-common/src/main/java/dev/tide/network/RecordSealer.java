@@ -20,15 +20,26 @@ import java.util.List;
  * ({@link RecordCipher}). Writes are queued and packed into records of up to
  * {@link RecordCipher#MAX_PLAINTEXT_BYTES} at each flush; file regions are read one record at a
  * time and only while the channel is writable, so a large reply never sits in memory: memory per
- * connection is one plaintext array plus the records in the channel's outbound buffer. A write's
+ * connection is one record array plus the records in the channel's outbound buffer. A write's
  * promise completes when the record holding its last byte was written. One instance per channel;
  * runs on its event loop.
+ *
+ * <p>Per record the bytes are copied once into the record array (file regions read straight
+ * into it), sealed there in place, and copied once into a pooled direct buffer, which the
+ * transport sends as it is. (Sealing into a fresh heap buffer instead cost an allocated and
+ * zeroed 64 KiB array per record, garbage, and the transport's own copy of every heap buffer
+ * into native memory.)
  */
 final class RecordSealer extends ChannelDuplexHandler {
   private final RecordCipher cipher;
-  private final byte[] plaintext = new byte[RecordCipher.MAX_PLAINTEXT_BYTES];
+  /**
+   * The record being filled: its plaintext from {@link RecordCipher#HEADER_BYTES} on, sealed in
+   * place into header, ciphertext and tag.
+   */
+  private final byte[] record = new byte[RecordCipher.HEADER_BYTES
+      + RecordCipher.MAX_PLAINTEXT_BYTES + RecordCipher.TAG_BYTES];
   private int plaintextLength;
-  /** Promises of writes whose last byte is in {@link #plaintext}, completed with its record. */
+  /** Promises of writes whose last byte is in {@link #record}, completed with its record. */
   private final List<ChannelPromise> sealedWithNext = new ArrayList<>();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean flushRequested;
@@ -130,7 +141,7 @@ final class RecordSealer extends ChannelDuplexHandler {
         ReferenceCountUtil.safeRelease(p.msg);
         sealedWithNext.add(p.promise);
       }
-      if (plaintextLength == plaintext.length) {
+      if (plaintextLength == RecordCipher.MAX_PLAINTEXT_BYTES) {
         sealRecord(ctx);
       }
     }
@@ -142,8 +153,8 @@ final class RecordSealer extends ChannelDuplexHandler {
 
   /** Moves bytes of {@code buf} into the plaintext; true once all of it is taken. */
   private boolean take(ByteBuf buf) {
-    int n = Math.min(buf.readableBytes(), plaintext.length - plaintextLength);
-    buf.readBytes(plaintext, plaintextLength, n);
+    int n = Math.min(buf.readableBytes(), RecordCipher.MAX_PLAINTEXT_BYTES - plaintextLength);
+    buf.readBytes(record, RecordCipher.HEADER_BYTES + plaintextLength, n);
     plaintextLength += n;
     return !buf.isReadable();
   }
@@ -151,14 +162,15 @@ final class RecordSealer extends ChannelDuplexHandler {
   /** Reads the region's next bytes into the plaintext; true once all of it is taken. */
   private boolean take(FileRegion region, Pending p) throws IOException {
     long left = region.count() - p.regionOffset;
-    int space = plaintext.length - plaintextLength;
+    int space = RecordCipher.MAX_PLAINTEXT_BYTES - plaintextLength;
     if (left > 0 && space > 0) {
       int want = (int) Math.min(left, space);
+      int at = RecordCipher.HEADER_BYTES + plaintextLength;
       int n;
       if (region instanceof FileRegionSource source) {
-        n = source.read(ByteBuffer.wrap(plaintext, plaintextLength, want), p.regionOffset);
+        n = source.read(ByteBuffer.wrap(record, at, want), p.regionOffset);
       } else {
-        n = (int) region.transferTo(new ArrayTarget(plaintextLength, want), p.regionOffset);
+        n = (int) region.transferTo(new ArrayTarget(at, want), p.regionOffset);
       }
       if (n <= 0) {
         throw new IOException("file region ended " + left + " bytes early (file truncated?)");
@@ -177,12 +189,10 @@ final class RecordSealer extends ChannelDuplexHandler {
       promises.forEach(ChannelPromise::trySuccess);
       return;
     }
-    ByteBuf record = ctx.alloc().heapBuffer(RecordCipher.HEADER_BYTES + plaintextLength
-        + RecordCipher.TAG_BYTES);
-    int n = cipher.seal(plaintext, 0, plaintextLength, record.array(),
-        record.arrayOffset() + record.writerIndex());
-    record.writerIndex(record.writerIndex() + n);
+    int n = cipher.seal(record, RecordCipher.HEADER_BYTES, plaintextLength, record, 0);
     plaintextLength = 0;
+    ByteBuf sealed = ctx.alloc().directBuffer(n);
+    sealed.writeBytes(record, 0, n);
     ChannelPromise written = ctx.newPromise();
     if (!promises.isEmpty()) {
       written.addListener(f -> {
@@ -195,7 +205,7 @@ final class RecordSealer extends ChannelDuplexHandler {
         }
       });
     }
-    ctx.write(record, written);
+    ctx.write(sealed, written);
   }
 
   private void failAll(Throwable cause) {
@@ -221,7 +231,7 @@ final class RecordSealer extends ChannelDuplexHandler {
     failAll(new ClosedChannelException());
   }
 
-  /** Receives a region's {@code transferTo} into the plaintext array (regions of other kinds). */
+  /** Receives a region's {@code transferTo} into the record array (regions of other kinds). */
   private final class ArrayTarget implements WritableByteChannel {
     private int position;
     private int space;
@@ -234,7 +244,7 @@ final class RecordSealer extends ChannelDuplexHandler {
     @Override
     public int write(ByteBuffer src) {
       int n = Math.min(src.remaining(), space);
-      src.get(plaintext, position, n);
+      src.get(record, position, n);
       position += n;
       space -= n;
       return n;

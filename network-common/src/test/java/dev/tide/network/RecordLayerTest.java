@@ -163,6 +163,95 @@ class RecordLayerTest {
   }
 
   @Test
+  void sealingInPlaceGivesTheSameRecordAsSealingIntoAnotherArray() throws Exception {
+    RecordCipher apart = RecordCipher.sealer(CLIENT.sendKey());
+    RecordCipher inPlace = RecordCipher.sealer(CLIENT.sendKey());
+    for (int len : new int[] {1, 17, 1000, RecordCipher.MAX_PLAINTEXT_BYTES}) {
+      byte[] plain = bytes(len, len);
+      byte[] expected = new byte[len + 20];
+      apart.seal(plain, 0, len, expected, 0);
+      byte[] record = new byte[len + 20];
+      System.arraycopy(plain, 0, record, RecordCipher.HEADER_BYTES, len);
+      assertEquals(len + 20, inPlace.seal(record, RecordCipher.HEADER_BYTES, len, record, 0));
+      assertArrayEquals(expected, record, "record of " + len + " bytes");
+    }
+  }
+
+  @Test
+  void recordsLeaveTheSealerInDirectBuffersOfOneRecordEach() throws Exception {
+    byte[] file = bytes(150_000, 11);
+    Path data = Files.write(dir.resolve("direct"), file);
+    EmbeddedChannel ch = new EmbeddedChannel(new RecordSealer(CLIENT.sendKey()));
+    assertTrue(ch.writeAndFlush(new DefaultFileRegion(data.toFile(), 0, file.length)).isSuccess());
+    List<Integer> lengths = new ArrayList<>();
+    ByteArrayOutputStream wire = new ByteArrayOutputStream();
+    ByteBuf b;
+    while ((b = ch.readOutbound()) != null) {
+      assertTrue(b.isDirect(), "a record the transport can send without copying it");
+      lengths.add(b.readableBytes());
+      wire.writeBytes(toArray(b));
+    }
+    int full = 4 + RecordCipher.MAX_PLAINTEXT_BYTES + 16;
+    assertEquals(List.of(full, full, 4 + 150_000 - 2 * RecordCipher.MAX_PLAINTEXT_BYTES + 16),
+        lengths);
+    assertArrayEquals(file, open(SERVER, wire.toByteArray()).received.toByteArray());
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void recordsArriveWhateverTheReadsCutThemInto() {
+    // three records: 64 KiB, 1 byte and 5,000 bytes of plaintext
+    byte[] plain = bytes(RecordCipher.MAX_PLAINTEXT_BYTES + 1 + 5_000, 12);
+    byte[] wire = concat(concat(
+        seal(CLIENT, Unpooled.wrappedBuffer(plain, 0, RecordCipher.MAX_PLAINTEXT_BYTES)),
+        sealAfter(1, Unpooled.wrappedBuffer(plain, RecordCipher.MAX_PLAINTEXT_BYTES, 1))),
+        sealAfter(2, Unpooled.wrappedBuffer(plain, RecordCipher.MAX_PLAINTEXT_BYTES + 1, 5_000)));
+    int second = 4 + recordLength(wire, 0);
+    int third = second + 4 + recordLength(wire, second);
+    // reads of every size from 1 to 9 bytes (the prefix cut everywhere), one read of all, and
+    // reads cut just before, inside and after each record's prefix
+    List<int[]> cuts = new ArrayList<>();
+    for (int size = 1; size <= 9; size++) {
+      cuts.add(new int[] {size});
+    }
+    cuts.add(new int[] {wire.length});
+    for (int cut : new int[] {second - 1, second + 2, second + 4, third - 1, third + 3}) {
+      cuts.add(new int[] {cut, wire.length - cut});
+    }
+    for (int[] cut : cuts) {
+      Sink sink = new Sink();
+      EmbeddedChannel ch = opener(SERVER, sink);
+      int at = 0;
+      for (int i = 0; at < wire.length; i = Math.min(i + 1, cut.length - 1)) {
+        int n = Math.min(cut[i], wire.length - at);
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, at, n));
+        at += n;
+      }
+      String how = "reads of " + java.util.Arrays.toString(cut);
+      assertTrue(sink.errors.isEmpty(), () -> how + ": " + sink.errors);
+      assertArrayEquals(plain, sink.received.toByteArray(), how);
+      assertTrue(ch.isOpen(), how);
+      ch.finishAndReleaseAll();
+      assertTrue(sink.errors.isEmpty(), () -> how + " ends at a record boundary: " + sink.errors);
+    }
+  }
+
+  /** The wire bytes of a record that a sealer seals after {@code before} others. */
+  private static byte[] sealAfter(int before, ByteBuf plain) {
+    Object[] writes = new Object[before + 1];
+    for (int i = 0; i < before; i++) {
+      writes[i] = Unpooled.wrappedBuffer(new byte[1]);
+    }
+    writes[before] = plain;
+    byte[] all = seal(CLIENT, writes);
+    int at = 0;
+    for (int i = 0; i < before; i++) {
+      at += 4 + recordLength(all, at);
+    }
+    return java.util.Arrays.copyOfRange(all, at, all.length);
+  }
+
+  @Test
   void theSameBytesSealTwiceDifferently() {
     byte[] plain = "the same block".getBytes(StandardCharsets.UTF_8);
     byte[] wire = seal(CLIENT, Unpooled.wrappedBuffer(plain), Unpooled.wrappedBuffer(plain));
