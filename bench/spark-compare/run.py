@@ -668,7 +668,8 @@ class Stream(Workload):
                          [out], "SparkRateStream",
                          [out, str(self.INTERVAL), str(seconds),
                           "%d@0,%d@%d" % (self.low, 4 * self.low, step_at), str(self.cost_us),
-                          str(self.SPLITS)], tide_extra=tide_extra, spark_extra=spark_extra)
+                          str(self.SPLITS)], tide_extra=tide_extra, spark_extra=spark_extra,
+                         timeout=seconds + 600)  # a client waits for the whole stream
         row["check"], row["records"] = check_ranges(self.env, out)
         batches = tide_batches(row["app"]) if engine == "Tide" else spark_batches(self.env, out)
         interval_ms = self.INTERVAL * 1000
