@@ -5,8 +5,11 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -21,6 +24,8 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
  * get the same settings from a conf directory first on their classpath (see shared/TESTING.md).
  */
 public final class EmbeddedCluster implements AutoCloseable {
+  /** System property: java options added to every container's, after the cluster's own. */
+  public static final String EXTRA_JAVA_OPTS = "tide.it.containerJavaOpts";
   private final MiniDFSCluster dfs;
   private final MiniYARNCluster yarn;
   private final Path confDir;
@@ -83,8 +88,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     Files.createDirectories(confDir);
     writeXml(clientConf, confDir.resolve("yarn-site.xml").toFile());
     writeXml(clientConf, confDir.resolve("core-site.xml").toFile());
-    clientConf.set("tide.yarn.container.classpath",
-        confDir + File.pathSeparator + System.getProperty("java.class.path"));
+    clientConf.set("tide.yarn.container.classpath", ContainerClassData.classpath(confDir));
     clientConf.set("tide.yarn.container.javaHome", System.getProperty("java.home"));
     clientConf.set("tide.client.pollInterval", "250ms");
     // Small JVMs: see shared/TESTING.md.
@@ -92,9 +96,34 @@ public final class EmbeddedCluster implements AutoCloseable {
     clientConf.set("tide.am.memoryOverhead", "128m");
     clientConf.set("tide.executor.memory", "128m");
     clientConf.set("tide.executor.memoryOverhead", "128m");
-    clientConf.set("tide.executor.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
-    clientConf.set("tide.am.javaOpts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    String javaOpts = containerJavaOpts();
+    clientConf.set("tide.executor.javaOpts", javaOpts);
+    clientConf.set("tide.am.javaOpts", javaOpts);
     return new EmbeddedCluster(dfs, yarn, confDir, clientConf, nodeManagers);
+  }
+
+  /**
+   * Java options of every container: C1 only and the serial collector (short-lived small JVMs),
+   * this JVM's log4j settings (the container classpath puts jars first, and some test jars hold
+   * a log4j.properties of their own), the class-data-sharing archive when the tests turn it on
+   * ({@link ContainerClassData}), and the system property {@value #EXTRA_JAVA_OPTS} last (a
+   * profiler's agent, say).
+   */
+  private static String containerJavaOpts() {
+    List<String> opts = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    URL log4j = EmbeddedCluster.class.getClassLoader().getResource("log4j.properties");
+    if (log4j != null) {
+      opts.add("-Dlog4j.configuration=" + log4j);
+    }
+    String archive = ContainerClassData.javaOption();
+    if (!archive.isEmpty()) {
+      opts.add(archive);
+    }
+    String extra = System.getProperty(EXTRA_JAVA_OPTS, "").trim();
+    if (!extra.isEmpty()) {
+      opts.add(extra);
+    }
+    return String.join(" ", opts);
   }
 
   /**
