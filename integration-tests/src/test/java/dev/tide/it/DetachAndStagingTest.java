@@ -58,7 +58,11 @@ class DetachAndStagingTest {
   @BeforeAll
   static void startCluster() throws Exception {
     SharedCluster.stop(); // this class starts a cluster of its own
-    cluster = EmbeddedCluster.start("tide-detach", 2, Path.of("target", "detach-cluster"));
+    // SIGTERM's cleanup (a few HDFS calls) must fit before the NodeManager's SIGKILL: YARN's
+    // default 250 ms between them was once too short on a 2-core machine running two test JVMs.
+    // The tests assert what the AM does in the time given, not how fast it is.
+    cluster = EmbeddedCluster.start("tide-detach", 2, Path.of("target", "detach-cluster"),
+        conf -> conf.setInt("yarn.nodemanager.sleep-delay-before-sigkill.ms", 2_000));
     yarn = cluster.yarnClient();
   }
 
@@ -164,7 +168,7 @@ class DetachAndStagingTest {
       waitFor(() -> !stagingExists(appId), 30, "the killed AM deleted its staging directory");
     } finally {
       try (amLog) {
-        // What the AM did between SIGTERM and the NodeManager's SIGKILL (250 ms later).
+        // What the AM did between SIGTERM and the NodeManager's SIGKILL (2 s later).
         new String(amLog.readAllBytes(), StandardCharsets.UTF_8).lines()
             .filter(l -> l.contains("SIGTERM") || l.contains("shutdown-hook")
                 || l.contains("[main] ApplicationMaster") || l.contains("taging"))
