@@ -38,7 +38,7 @@ class BoundedMemoryTest {
   }
 
   private static Configuration jobConf() {
-    Configuration conf = cluster.clientConf();
+    Configuration conf = EmbeddedCluster.withOptimizingCompiler(cluster.clientConf());
     conf.set("tide.eventLog.dir", EVENTS);
     conf.set("tide.executor.memory", (HEAP >> 20) + "m");
     conf.set("tide.dynamicAllocation.executorIdleTimeout", "2s");
