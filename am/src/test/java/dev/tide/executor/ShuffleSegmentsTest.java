@@ -41,6 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * or in a length prefix on the service's disk is detected and diagnosed {@code disk} (the map
  * output is lost at once); a bit flipped on the way is diagnosed {@code network} and fetched
  * again.
+ *
+ * <p>Here rather than in driver-runtime beside the class it tests: that module does not depend on
+ * the shuffle service's, so their builds and tests run side by side (`mvn -T 2`).
  */
 class ShuffleSegmentsTest {
   private static final String APP = "application_1700000000000_0042";
