@@ -305,8 +305,8 @@ final class TaskAssignment {
     StageProgress first = null;
     Integer firstIndex = null;
     for (StageProgress stage : stages.all()) {
-      if (!stages.isRunnable(stage) || stage.pending.isEmpty()) {
-        continue;
+      if (!stages.isRunnable(stage) || stage.pending.isEmpty() || !readsCachedBlocks(stage)) {
+        continue; // no task of a stage without cached blocks has a holder
       }
       for (Integer index : stage.pending) {
         String holder = holderOf(stage, index);
@@ -320,6 +320,10 @@ final class TaskAssignment {
       if (!stages.isRunnable(stage) || stage.pending.isEmpty()) {
         continue;
       }
+      boolean input = stage.stage.isInput();
+      if (!input && first != null) {
+        continue; // no task of it is local to a host: it cannot come before the first
+      }
       for (Integer index : stage.pending) {
         if (holderOf(stage, index) != null) {
           continue; // waits for the executor that holds its block
@@ -328,8 +332,10 @@ final class TaskAssignment {
           first = stage;
           firstIndex = index;
         }
-        if (stage.stage.isInput()
-            && stage.stage.splits().get(index).preferredHosts().contains(e.host)) {
+        if (!input) {
+          break; // no task of it is local to a host: the rest changes nothing
+        }
+        if (stage.stage.splits().get(index).preferredHosts().contains(e.host)) {
           stage.pending.remove(index);
           return Optional.of(stages.newTask(stage, index));
         }
@@ -403,13 +409,18 @@ final class TaskAssignment {
     return false;
   }
 
+  /** Whether the stage's tasks read a cached dataset (only they can have a block holder). */
+  private static boolean readsCachedBlocks(StageProgress stage) {
+    JobPlan.Dataset data = stage.stage.dataset();
+    return data != null && data.cached();
+  }
+
   /** The usable executor that holds this task's cached block, or null. */
   private String holderOf(StageProgress stage, int index) {
-    JobPlan.Dataset data = stage.stage.dataset();
-    if (data == null || !data.cached()) {
+    if (!readsCachedBlocks(stage)) {
       return null;
     }
-    String holder = cachedBlocks.holder(data.name(), index);
+    String holder = cachedBlocks.holder(stage.stage.dataset().name(), index);
     ExecutorSlots e = holder == null ? null : executors.get(holder);
     return e == null || e.pendingRemoval || e.exiting || e.draining ? null : holder;
   }
