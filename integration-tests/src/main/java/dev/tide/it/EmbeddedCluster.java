@@ -21,7 +21,8 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
  * An in-process Hadoop: a MiniDFSCluster and a MiniYARNCluster whose NodeManagers load the real
  * {@code tide_shuffle} aux service. Used by the integration tests and the embedded demo.
  * {@link #clientConf()} is what a user's client would read from its Hadoop conf dir; containers
- * get the same settings from a conf directory first on their classpath (see shared/TESTING.md).
+ * get the same settings from a conf directory on their classpath, after the jars (see
+ * shared/TESTING.md and {@code ContainerClassData.classpath}).
  */
 public final class EmbeddedCluster implements AutoCloseable {
   /** System property: java options added to every container's, after the cluster's own. */
