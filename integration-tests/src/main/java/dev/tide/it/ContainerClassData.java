@@ -47,14 +47,9 @@ public final class ContainerClassData {
    * directory's files are still the ones found.
    */
   static String classpath(Path confDir) {
-    List<String> jars = jars();
-    List<String> entries = new ArrayList<>(jars);
+    List<String> entries = classpathEntries(true);
     entries.add(confDir.toString());
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (!isJar(entry)) {
-        entries.add(entry);
-      }
-    }
+    entries.addAll(classpathEntries(false));
     return String.join(File.pathSeparator, entries);
   }
 
@@ -126,7 +121,7 @@ public final class ContainerClassData {
    */
   private static String jarsKey() {
     StringBuilder key = new StringBuilder();
-    for (String jar : jars()) {
+    for (String jar : classpathEntries(true)) {
       File file = new File(jar);
       key.append(jar).append(':').append(file.length()).append(':').append(file.lastModified())
           .append(';');
@@ -135,20 +130,17 @@ public final class ContainerClassData {
   }
 
   private static String jarClasspath() {
-    return String.join(File.pathSeparator, jars());
+    return String.join(File.pathSeparator, classpathEntries(true));
   }
 
-  private static List<String> jars() {
-    List<String> jars = new ArrayList<>();
+  /** This JVM's classpath entries that are jars ({@code jars}) or the others, in order. */
+  private static List<String> classpathEntries(boolean jars) {
+    List<String> entries = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (isJar(entry)) {
-        jars.add(entry);
+      if (entry.endsWith(".jar") == jars) {
+        entries.add(entry);
       }
     }
-    return jars;
-  }
-
-  private static boolean isJar(String entry) {
-    return entry.endsWith(".jar");
+    return entries;
   }
 }
