@@ -10,6 +10,8 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -20,6 +22,13 @@ import org.apache.hadoop.fs.Path;
  * how long it took from submit to the client's return.
  */
 public record JobRun(int exitCode, String output, String appId, long wallMillis) {
+  /**
+   * Event logs that hold a {@code jobEnd}, by full path (the file system's address included, so
+   * a later cluster's log is never mistaken for one): they never again belong to a running
+   * application.
+   */
+  private static final Set<Path> ENDED_LOGS = ConcurrentHashMap.newKeySet();
+
   /** The application's event log, written by its driver and AM. */
   public List<EventLine> events(FileSystem fs, String eventLogDir) throws IOException {
     try (InputStream in = fs.open(EventLog.pathFor(eventLogDir, appId))) {
@@ -43,11 +52,16 @@ public record JobRun(int exitCode, String output, String appId, long wallMillis)
       return running;
     }
     for (FileStatus log : fs.listStatus(dir)) {
+      if (ENDED_LOGS.contains(log.getPath())) {
+        continue; // tests poll this: the logs of earlier applications are not read again
+      }
       List<EventLine> events;
       try (InputStream in = fs.open(log.getPath())) {
         events = EventLine.readAll(in);
       }
-      if (!named(events, EventName.JOB_START).isEmpty() && named(events, EventName.JOB_END).isEmpty()) {
+      if (!named(events, EventName.JOB_END).isEmpty()) {
+        ENDED_LOGS.add(log.getPath());
+      } else if (!named(events, EventName.JOB_START).isEmpty()) {
         running.add(events); // (a log just created may not hold its jobStart yet)
       }
     }
