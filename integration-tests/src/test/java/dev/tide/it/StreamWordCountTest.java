@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code stream-wordcount} on a MiniYARNCluster (3 NodeManagers with the real tide_shuffle
  * service) over files renamed into a directory, stopped gracefully and resubmitted. (Moved out
- * of {@link StreamingTest}, which runs alone; this one runs beside the other classes.)
+ * of {@link StreamingTest}, which runs after the others; this one runs beside them.)
  */
 @Timeout(value = 400, unit = TimeUnit.SECONDS)
 class StreamWordCountTest {

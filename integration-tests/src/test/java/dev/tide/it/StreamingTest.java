@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A stream on a MiniYARNCluster (3 NodeManagers with the real tide_shuffle service):
  * {@code stream-rate} through a 4x step of its input rate with streaming dynamic allocation and
- * an executor killed mid-batch. It runs alone, after the other test classes (integration-tests'
- * pom: keeping up with the rate needs the machine's cores). {@link StreamWordCountTest} has the
- * other streaming job.
+ * an executor killed mid-batch. It runs after the other test classes, beside only the secure
+ * stream (integration-tests' pom: keeping up with the rate needs the machine's cores, and the
+ * secure stream mostly waits). {@link StreamWordCountTest} has the other streaming job.
  */
 @Timeout(value = 400, unit = TimeUnit.SECONDS)
 class StreamingTest {
