@@ -336,7 +336,9 @@ public final class ApplicationMaster {
       context.setApplicationACLs(acls);
       return nmClient.startContainer(container, context);
     }, launcherPool);
-    allocator.start(DriverCallbacks.of(driver), launcher, () -> driver.status().progress());
+    YarnApplicationLiveness rm = liveness;
+    allocator.start(DriverCallbacks.of(driver, () -> rm.wasKilled(appId)), launcher,
+        () -> driver.status().progress());
     return driver.run();
   }
 

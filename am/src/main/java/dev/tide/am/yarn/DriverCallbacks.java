@@ -4,6 +4,7 @@ import dev.tide.driver.Driver;
 import dev.tide.driver.events.EventName;
 import dev.tide.driver.scheduler.ExecutorActivity;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * What the YARN allocator tells the driver: executors launched and exited, a fatal cluster-side
@@ -24,6 +25,16 @@ public interface DriverCallbacks {
 
   /** The application cannot go on (for example too many executor failures). */
   void abort(String diagnostics);
+
+  /**
+   * An allocate call found that the ResourceManager no longer knows this application attempt:
+   * the application was killed (its attempt ends at once, the NodeManager's SIGTERM to this
+   * container follows), or the attempt was failed (it expired, or the ResourceManager forgot
+   * it). Default: {@link #abort}.
+   */
+  default void attemptGone(String diagnostics) {
+    abort(diagnostics);
+  }
 
   /** Records a cluster-side event: {@code keyValues} alternate key and value. */
   void logEvent(EventName event, Object... keyValues);
@@ -79,9 +90,23 @@ public interface DriverCallbacks {
     return List.of();
   }
 
-  /** Adapts a real driver. */
-  static DriverCallbacks of(Driver driver) {
+  /**
+   * Adapts a real driver. When the attempt is gone and {@code killed} answers that the
+   * ResourceManager ended the application as killed, the job ends as killed, as it does on the
+   * SIGTERM that follows (which may come later than the next heartbeat); otherwise it is aborted.
+   */
+  static DriverCallbacks of(Driver driver, BooleanSupplier killed) {
     return new DriverCallbacks() {
+      @Override
+      public void attemptGone(String diagnostics) {
+        if (killed.getAsBoolean()) {
+          driver.kill("the application was killed (the ResourceManager ended its attempt: "
+              + diagnostics + ")");
+        } else {
+          driver.abort(diagnostics);
+        }
+      }
+
       @Override
       public void executorNode(String executorId, String node) {
         driver.executorNode(executorId, node);

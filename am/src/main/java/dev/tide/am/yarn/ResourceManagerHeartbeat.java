@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The allocator's heartbeat: one allocate call to the RM with the application's progress, and
  * what its response says besides containers (the queue's headroom, the cluster's nodes). A
- * failed call is logged and counted; {@value #MAX_FAILURES} in a row, or an RM that no longer
- * knows the application attempt, abort the application.
+ * failed call is logged and counted; {@value #MAX_FAILURES} in a row abort the application; an
+ * RM that no longer knows the application attempt is reported as that
+ * ({@link DriverCallbacks#attemptGone}).
  *
  * <p>Not thread-safe (the allocator thread only), except {@link #grantableExecutors()}.
  */
@@ -27,16 +28,21 @@ final class ResourceManagerHeartbeat {
   private final Resource executorResource;
   private final NodeExclusions exclusions;
   private final Consumer<String> abort;
+  private final Consumer<String> attemptGone;
   private int failuresInARow;
   private volatile int grantableExecutors;
 
-  /** @param abort aborts the application (once) with these diagnostics */
+  /**
+   * @param abort aborts the application (once) with these diagnostics
+   * @param attemptGone told (once) that the RM no longer knows the attempt, with diagnostics
+   */
   ResourceManagerHeartbeat(AMRMClient<ContainerRequest> amrmClient, Resource executorResource,
-      NodeExclusions exclusions, Consumer<String> abort) {
+      NodeExclusions exclusions, Consumer<String> abort, Consumer<String> attemptGone) {
     this.amrmClient = amrmClient;
     this.executorResource = executorResource;
     this.exclusions = exclusions;
     this.abort = abort;
+    this.attemptGone = attemptGone;
   }
 
   /** One heartbeat; null when it failed. */
@@ -51,7 +57,7 @@ final class ResourceManagerHeartbeat {
       exclusions.noteClusterNodes(response);
       return response;
     } catch (ApplicationAttemptNotFoundException e) {
-      abort.accept("the ResourceManager no longer knows this application attempt: "
+      attemptGone.accept("the ResourceManager no longer knows this application attempt: "
           + e.getMessage());
     } catch (Exception e) {
       failuresInARow++;

@@ -133,7 +133,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
     this.cadence = new HeartbeatCadence(settings.fastInterval(), settings.slowInterval(),
         nanoClock);
     this.heartbeat = new ResourceManagerHeartbeat(amrmClient, settings.executorResource(),
-        exclusions, this::abortOnce);
+        exclusions, this::abortOnce, this::attemptGoneOnce);
     this.thread = new Thread(this::runLoop, "tide-allocator");
     this.thread.setDaemon(true);
   }
@@ -368,6 +368,14 @@ public final class YarnAllocator implements ExecutorAllocationClient {
           released, launched, requests.pendingRequests(), containers.count(State.STARTING),
           containers.count(State.RUNNING));
       loggedTarget = targetExecutors;
+    }
+  }
+
+  private void attemptGoneOnce(String diagnostics) {
+    if (!aborted && !stopping) {
+      aborted = true;
+      LOG.error("Ending the application: {}", diagnostics);
+      driver.attemptGone(diagnostics);
     }
   }
 

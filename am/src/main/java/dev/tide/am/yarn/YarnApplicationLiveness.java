@@ -9,6 +9,8 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Asks the ResourceManager whether an application still runs: it does not once it is
@@ -17,6 +19,7 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
  * on the first question. Thread-safe.
  */
 public final class YarnApplicationLiveness implements ApplicationLiveness, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(YarnApplicationLiveness.class);
   public static final EnumSet<YarnApplicationState> ENDED = EnumSet.of(
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
@@ -41,6 +44,20 @@ public final class YarnApplicationLiveness implements ApplicationLiveness, AutoC
       return false;
     } catch (YarnException e) {
       throw new IOException("cannot ask the ResourceManager about " + appId + ": " + e, e);
+    }
+  }
+
+  /**
+   * Whether the ResourceManager reports {@code appId} KILLED; false when it reports another state
+   * or cannot be asked (a secure cluster may not let the AM's user ask: then nobody can tell).
+   */
+  public boolean wasKilled(ApplicationId appId) {
+    try {
+      return client().getApplicationReport(appId).getYarnApplicationState()
+          == YarnApplicationState.KILLED;
+    } catch (YarnException | IOException | RuntimeException e) {
+      LOG.warn("Cannot ask the ResourceManager for the state of {}: {}", appId, e.toString());
+      return false;
     }
   }
 

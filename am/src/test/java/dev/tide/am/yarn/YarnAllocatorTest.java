@@ -184,6 +184,7 @@ class YarnAllocatorTest {
     final List<String> launched = new CopyOnWriteArrayList<>();
     final List<String> exited = new CopyOnWriteArrayList<>();
     final List<String> aborts = new CopyOnWriteArrayList<>();
+    final List<String> attemptsGone = new CopyOnWriteArrayList<>();
     final List<String> events = new CopyOnWriteArrayList<>();
     final Set<String> registered = ConcurrentHashMap.newKeySet();
     /** Executors whose connection the driver has seen close. */
@@ -248,6 +249,12 @@ class YarnAllocatorTest {
     @Override
     public void abort(String diagnostics) {
       aborts.add(diagnostics);
+    }
+
+    @Override
+    public void attemptGone(String diagnostics) {
+      attemptsGone.add(diagnostics);
+      DriverCallbacks.super.attemptGone(diagnostics);
     }
 
     @Override
@@ -952,6 +959,24 @@ class YarnAllocatorTest {
     assertEquals(List.of("the ResourceManager no longer knows this application attempt:"
         + " Application attempt " + TestContainers.ATTEMPT + " doesn't exist in"
         + " ApplicationMasterService cache."), driver.aborts);
+  }
+
+  /**
+   * A killed application's attempt is gone from the RM before the NodeManager's SIGTERM reaches
+   * the AM: the allocator reports that as such, once (the AM ends the job as killed when the RM
+   * says the application was), not as a failed heartbeat to count.
+   */
+  @Test
+  void anRmThatNoLongerKnowsTheAttemptIsReportedAsThatOnce() {
+    bind(3, 0, Duration.ZERO);
+    amrm.attemptUnknown = true;
+    step();
+    step();
+    String expected = "the ResourceManager no longer knows this application attempt:"
+        + " Application attempt " + TestContainers.ATTEMPT + " doesn't exist in"
+        + " ApplicationMasterService cache.";
+    assertEquals(List.of(expected), driver.attemptsGone);
+    assertEquals(List.of(expected), driver.aborts, "the default: abort");
   }
 
   /**

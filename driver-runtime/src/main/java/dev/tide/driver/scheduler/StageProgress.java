@@ -2,10 +2,8 @@ package dev.tide.driver.scheduler;
 
 import dev.tide.driver.job.JobPlan;
 import dev.tide.rpc.MapLocation;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 
 /**
@@ -15,7 +13,7 @@ import java.util.List;
  */
 final class StageProgress {
   final JobPlan.Stage stage;
-  final Deque<Integer> pending = new ArrayDeque<>();
+  final PendingTasks pending = new PendingTasks();
   final int[] attempts;
   final int[] failures;
   private final MapLocation[] outputs;
@@ -48,8 +46,8 @@ final class StageProgress {
   void submit() {
     submitted = true;
     for (int i = 0; i < stage.tasks(); i++) {
-      if (outputs[i] == null && !pending.contains(i)) {
-        pending.add(i);
+      if (outputs[i] == null) {
+        pending.add(i); // (unless it waits already)
       }
     }
   }
@@ -135,8 +133,8 @@ final class StageProgress {
 
   /** Queues a task again unless it is done or already waiting; front of the queue. */
   void requeue(int index) {
-    if (outputs[index] == null && !pending.contains(index)) {
-      pending.addFirst(index);
+    if (outputs[index] == null) {
+      pending.addFirst(index); // (unless it waits already)
     }
   }
 
