@@ -337,7 +337,7 @@ public final class ApplicationMaster {
       return nmClient.startContainer(container, context);
     }, launcherPool);
     YarnApplicationLiveness rm = liveness;
-    allocator.start(DriverCallbacks.of(driver, () -> rm.wasKilled(appId)), launcher,
+    allocator.start(DriverCallbacks.of(driver, () -> rm.wasKilled(appId, Duration.ofSeconds(3))), launcher,
         () -> driver.status().progress());
     return driver.run();
   }

@@ -2,6 +2,7 @@ package dev.tide.am.yarn;
 
 import dev.tide.output.ApplicationLiveness;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.EnumSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -48,13 +49,25 @@ public final class YarnApplicationLiveness implements ApplicationLiveness, AutoC
   }
 
   /**
-   * Whether the ResourceManager reports {@code appId} KILLED; false when it reports another state
-   * or cannot be asked (a secure cluster may not let the AM's user ask: then nobody can tell).
+   * Whether the ResourceManager reports {@code appId} KILLED, asked until it reports an end state
+   * for up to {@code wait} (while a kill is under way the application is KILLING, which a report
+   * shows as the state before it); false for another end state, when the wait runs out, or when
+   * the ResourceManager cannot be asked (a secure cluster may not let the AM's user ask).
    */
-  public boolean wasKilled(ApplicationId appId) {
+  public boolean wasKilled(ApplicationId appId, Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
     try {
-      return client().getApplicationReport(appId).getYarnApplicationState()
-          == YarnApplicationState.KILLED;
+      while (true) {
+        YarnApplicationState state = client().getApplicationReport(appId)
+            .getYarnApplicationState();
+        if (ENDED.contains(state) || System.nanoTime() - deadline >= 0) {
+          return state == YarnApplicationState.KILLED;
+        }
+        Thread.sleep(100);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     } catch (YarnException | IOException | RuntimeException e) {
       LOG.warn("Cannot ask the ResourceManager for the state of {}: {}", appId, e.toString());
       return false;
