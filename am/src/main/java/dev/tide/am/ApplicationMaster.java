@@ -107,6 +107,11 @@ public final class ApplicationMaster {
   private static final Duration KILL_CLEANUP_WAIT = Duration.ofSeconds(5);
 
   private final Configuration conf;
+  /**
+   * How long the AM asks the RM whether its application was killed, when its attempt is gone
+   * before SIGTERM came (the application's state shows only once the kill has passed KILLING).
+   */
+  private static final Duration KILLED_STATE_WAIT = Duration.ofSeconds(3);
   private final ApplicationId appId;
   private final String host;
   private final byte[] secret;
@@ -337,8 +342,9 @@ public final class ApplicationMaster {
       return nmClient.startContainer(container, context);
     }, launcherPool);
     YarnApplicationLiveness rm = liveness;
-    allocator.start(DriverCallbacks.of(driver, () -> rm.wasKilled(appId, Duration.ofSeconds(3))), launcher,
-        () -> driver.status().progress());
+    DriverCallbacks callbacks = DriverCallbacks.of(driver,
+        () -> rm.wasKilled(appId, KILLED_STATE_WAIT));
+    allocator.start(callbacks, launcher, () -> driver.status().progress());
     return driver.run();
   }
 

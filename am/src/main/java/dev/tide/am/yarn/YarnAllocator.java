@@ -372,19 +372,19 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   private void attemptGoneOnce(String diagnostics) {
-    if (!aborted && !stopping) {
-      aborted = true;
-      LOG.error("Ending the application: {}", diagnostics);
-      driver.attemptGone(diagnostics);
-    }
+    endOnce(diagnostics, driver::attemptGone);
   }
 
   private void abortOnce(String diagnostics) {
-    // Stopping, the application is ending anyway: failures counted then abort nothing.
+    endOnce(diagnostics, driver::abort);
+  }
+
+  /** Ends the application through {@code end}, once; stopping, it is ending anyway. */
+  private void endOnce(String diagnostics, java.util.function.Consumer<String> end) {
     if (!aborted && !stopping) {
       aborted = true;
-      LOG.error("Aborting the application: {}", diagnostics);
-      driver.abort(diagnostics);
+      LOG.error("Ending the application: {}", diagnostics);
+      end.accept(diagnostics);
     }
   }
 }
