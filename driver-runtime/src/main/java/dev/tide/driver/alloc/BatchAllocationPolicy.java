@@ -225,11 +225,10 @@ public final class BatchAllocationPolicy {
         Math.max(0, target - load.activeExecutors()), arrivals, raisedInBacklog);
     trackBacklog(nowMillis, load.pendingTasks());
     long newWork = load.tasksSubmitted() - foreseenSubmitted(load.forecast());
-    if (rules.arrivalHold()) {
-      arrivalHold.observe(nowMillis, newWork, this::executorsFor,
-          load.pendingTasks() + load.runningTasks() > 0);
-    }
     int maxNeeded = maxNeeded(load.pendingTasks(), load.runningTasks());
+    if (rules.arrivalHold()) {
+      arrivalHold.observe(nowMillis, newWork, this::executorsFor, maxNeeded);
+    }
     int rising = rules.arrivalTrend()
         ? arrivalTrend.executorsAhead(nowMillis, newWork, latency, maxNeeded) : 0;
     if (rules.arrivalAtOnce() && newWork > newWorkSeen) {

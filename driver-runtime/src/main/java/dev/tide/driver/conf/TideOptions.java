@@ -158,9 +158,11 @@ public final class TideOptions {
       booleanOption("tide.dynamicAllocation.arrivalHold", true,
           "While new work (stages the plan did not foresee, such as new jobs) keeps arriving,"
           + " keep idle executors that the arrivals seen so far suggest the next one will use:"
-          + " for each count of executors, how long to keep it after an arrival is chosen as in"
-          + " rent or buy from the gaps between arrivals and the executors each one needed, a"
-          + " release that the next arrival needs costing arrivalHoldWeight start latencies;"
+          + " for each count of executors, how long to keep it (counted from the last arrival,"
+          + " from the end of the work after it, or from when the work fell below that count"
+          + " within two start latencies) is chosen as in rent or buy from how long that count"
+          + " waited for each arrival and the executors each one needed, a release that the"
+          + " next arrival needs costing arrivalHoldWeight start latencies;"
           + " executorIdleTimeout is the longest.");
   public static final ConfigOption<Integer> DA_ARRIVAL_HOLD_WEIGHT =
       intOption("tide.dynamicAllocation.arrivalHoldWeight", 9, 1,

@@ -16,15 +16,20 @@ class ArrivalHoldTest {
   private final ArrivalHold hold = new ArrivalHold(CEILING, WEIGHT);
   private long submitted;
 
-  /** A job of {@code tasks} tasks arrives now; one executor runs 2 tasks. */
+  /** A job of {@code tasks} tasks arrives now, the only work; one executor runs 2 tasks. */
   private void arrive(int tasks) {
     submitted += tasks;
-    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2), true);
+    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2), (tasks + 1) / 2);
+  }
+
+  /** An evaluation that sees no new task, and work in flight that needs {@code executors}. */
+  private void inFlight(int executors) {
+    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2), executors);
   }
 
   /** An evaluation that sees no task pending or running, and no new one. */
   private void quiet() {
-    hold.observe(clock.millis(), submitted, n -> (int) ((n + 1) / 2), false);
+    inFlight(0);
   }
 
   /** {@code jobs} jobs of 8 tasks (4 executors), 5 s apart; the clock ends at the last. */
@@ -88,7 +93,7 @@ class ArrivalHoldTest {
     long lastArrival = clock.millis();
     clock.advanceMillis(4_000);
     arrive(0);
-    hold.observe(clock.millis(), submitted - 3, n -> 100, true); // a lower count: no arrival
+    hold.observe(clock.millis(), submitted - 3, n -> 100, 4); // a lower count: no arrival
 
     assertEquals(4, hold.executorsToKeep(lastArrival + 5_000, LATENCY),
         "kept from the last real arrival on");
@@ -133,7 +138,7 @@ class ArrivalHoldTest {
     clock.advanceMillis(1_000);
     quiet(); // between two stages of the job
     clock.advanceMillis(100);
-    hold.observe(clock.millis(), submitted, n -> 4, true); // its next stage runs
+    inFlight(4); // its next stage runs
     clock.advanceMillis(10_000);
 
     assertEquals(0, keepAfter(0), "11.1 s after the arrival, the job still running");
@@ -151,10 +156,63 @@ class ArrivalHoldTest {
     long submittedSoFar = 0;
     for (int i = 0; i < 5; i++) {
       submittedSoFar += 2;
-      dearStarts.observe(clock.millis(), submittedSoFar, n -> 1, true);
+      dearStarts.observe(clock.millis(), submittedSoFar, n -> 1, 1);
       clock.advanceMillis(90_000);
     }
 
     assertEquals(0, dearStarts.executorsToKeep(clock.millis() - 90_000 + 1, LATENCY));
+  }
+
+  /**
+   * An interactive session whose jobs narrow (4 executors for the map stage, 1 for the reduce)
+   * and whose next job is submitted as the last one ends: the idle-then-released executors
+   * waited from the map stage's end, 2 s, not from the job's submission, 7 s, and are kept for
+   * the next job. (Counted from the arrivals or the work's end, the gaps were 7 s, and no job
+   * found its map executors.)
+   */
+  @Test
+  void aJobWhoseLastStageIsNarrowerKeepsTheWiderStagesExecutorsForTheNextJob() {
+    for (int job = 0; job < 6; job++) {
+      arrive(8);
+      clock.advanceMillis(5_000);
+      inFlight(1); // the map stage ended; the reduce runs 2 s
+      clock.advanceMillis(2_000);
+    }
+    arrive(8);
+    clock.advanceMillis(5_000);
+    inFlight(1);
+
+    assertEquals(4, keepAfter(0), "the map executors are idle from now on");
+    assertEquals(4, keepAfter(2_000), "kept as long as the reduce usually runs");
+    assertEquals(0, keepAfter(2_001), "then none beyond what the reduce uses");
+  }
+
+  /**
+   * A session of jobs of 2 s and 20 s in turn, each submitted 8 s after the last one's result,
+   * starts dear (27 s): the wait counts from each job's end, however long it ran, so the
+   * executors stay 8 s after a short job as after a long one (counted from the submissions, the
+   * gaps were 10 s and 28 s, and a short job's executors stayed 26 s).
+   */
+  @Test
+  void aThinkTimeLongerThanTwoStartsStillCountsFromTheWorksEnd() {
+    ArrivalHold dearStarts = new ArrivalHold(CEILING, 9);
+    long submittedSoFar = 0;
+    for (int job = 0; job < 8; job++) {
+      submittedSoFar += 8;
+      dearStarts.observe(clock.millis(), submittedSoFar, n -> (int) ((n + 1) / 2), 4);
+      clock.advanceMillis(job % 2 == 0 ? 2_000 : 20_000);
+      dearStarts.observe(clock.millis(), submittedSoFar, n -> 4, 0);
+      if (job < 7) {
+        clock.advanceMillis(8_000);
+      }
+    }
+    submittedSoFar += 8;
+    clock.advanceMillis(8_000);
+    dearStarts.observe(clock.millis(), submittedSoFar, n -> 4, 4);
+    clock.advanceMillis(2_000);
+    dearStarts.observe(clock.millis(), submittedSoFar, n -> 4, 0); // a short job's end
+
+    assertEquals(4, dearStarts.executorsToKeep(clock.millis() + 8_000, LATENCY));
+    assertEquals(0, dearStarts.executorsToKeep(clock.millis() + 8_001, LATENCY));
   }
 }
