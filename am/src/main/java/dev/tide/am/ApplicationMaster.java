@@ -105,13 +105,13 @@ public final class ApplicationMaster {
    * {@code LeftoverStaging}).
    */
   private static final Duration KILL_CLEANUP_WAIT = Duration.ofSeconds(5);
-
-  private final Configuration conf;
   /**
    * How long the AM asks the RM whether its application was killed, when its attempt is gone
    * before SIGTERM came (the application's state shows only once the kill has passed KILLING).
    */
   private static final Duration KILLED_STATE_WAIT = Duration.ofSeconds(3);
+
+  private final Configuration conf;
   private final ApplicationId appId;
   private final String host;
   private final byte[] secret;

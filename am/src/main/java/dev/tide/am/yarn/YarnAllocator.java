@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
@@ -380,7 +381,7 @@ public final class YarnAllocator implements ExecutorAllocationClient {
   }
 
   /** Ends the application through {@code end}, once; stopping, it is ending anyway. */
-  private void endOnce(String diagnostics, java.util.function.Consumer<String> end) {
+  private void endOnce(String diagnostics, Consumer<String> end) {
     if (!aborted && !stopping) {
       aborted = true;
       LOG.error("Ending the application: {}", diagnostics);

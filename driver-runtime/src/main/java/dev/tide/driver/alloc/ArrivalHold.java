@@ -22,15 +22,15 @@ import java.util.function.LongToIntFunction;
  * still runs counts from the previous arrival, as it did before executors were told apart by
  * when they went idle: counted from the fall, the arrivals of overlapping batch jobs kept their
  * executors through most gaps. Each arrival after the first is a sample: it needed {@code w}
- * executors, and the {@code k}-th had waited {@code g_k}. Keeping the {@code k}-th executor for up to
- * {@code t} costs {@code min(g_k, t)} of container time; when it was released ({@code g_k > t})
- * and the arrival needs it ({@code w >= k}), the arrival pays {@code t} plus a cold start,
- * counted as {@code coldStartWeight} x the measured start latency (the container's start-up
- * and the arrival's work waiting for it). The {@code k}-th executor is kept for the {@code t} in
- * {0, each gap, ceiling} that would have cost least over the last {@value #SAMPLES} samples,
- * its wait counted in the same way. So a burst of jobs a few seconds apart keeps what most of
- * its jobs use; executors only a rare wide job needs, or any once the arrivals stop for longer
- * than their usual gaps, go.
+ * executors, and the {@code k}-th had waited {@code g_k}. Keeping the {@code k}-th executor for
+ * up to {@code t} costs {@code min(g_k, t)} of container time; when it was released ({@code
+ * g_k > t}) and the arrival needs it ({@code w >= k}), the arrival pays {@code t} plus a cold
+ * start, counted as {@code coldStartWeight} x the measured start latency (the container's
+ * start-up and the arrival's work waiting for it). The {@code k}-th executor is kept for the
+ * {@code t} in {0, each gap, ceiling} that would have cost least over the last {@value #SAMPLES}
+ * samples, its wait counted in the same way. So a burst of jobs a few seconds apart keeps what
+ * most of its jobs use; executors only a rare wide job needs, or any once the arrivals stop for
+ * longer than their usual gaps, go.
  *
  * <p>Not thread-safe: the driver's event loop owns it; times in milliseconds are passed in.
  */
