@@ -32,9 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -49,14 +46,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle: {@link #start()} (RPC server up), then {@link #run()} (blocks until the job
  * ends), then {@link #close()}. The cluster side reports executor launches and exits through
- * {@link #executorLaunched} and {@link #executorExited}. Threading: one event-loop thread owns
- * all scheduling state; RPC callbacks and the public methods post work to it.
+ * {@link #executorLaunched} and {@link #executorExited}. Threading: one thread, the
+ * {@link EventLoop}, owns all scheduling state; RPC callbacks and the public methods post work to
+ * it.
  *
  * <p>The driver coordinates its parts on that thread: the {@link ExecutorRegistry} (launched and
  * registered executors, their channels and heartbeats), the {@code JobScheduler} (stages and task
- * assignment), the {@link PlanRunner} (a plan's output and end) and, for a streaming job, the
- * {@link StreamSession} (its batches); itself it keeps the RPC, the tick, the batch allocation
- * policy's evaluation, the job's start and end and its status.
+ * assignment), the {@link PlanRunner} (a plan's output and end), the {@link MapOutputMigration}
+ * (map outputs of nodes that leave) and, for a streaming job, the {@link StreamSession} (its
+ * batches); itself it keeps the RPC, the tick, the batch allocation policy's evaluation, the
+ * job's start and end and its status.
  */
 public final class Driver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Driver.class);
@@ -77,7 +76,7 @@ public final class Driver implements AutoCloseable {
   private final byte[] secret;
   private final ExecutorAllocationClient allocationClient;
   private final LongSupplier clock;
-  private final ScheduledExecutorService loop;
+  private final EventLoop loop;
   private final RpcChannels rpc = new RpcChannels("tide-driver-rpc");
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
   /** The target asked of the cluster: the batch policy's, or a streaming policy's. */
@@ -107,9 +106,7 @@ public final class Driver implements AutoCloseable {
    * Keeps the map outputs of nodes that are decommissioned: copies them to nodes that stay and
    * moves their locations; hears of leaving nodes through {@link NodeMigration}.
    */
-  private final ShuffleMigrator migrator;
-  /** Where the migrator's requests to shuffle services wait for their answers. */
-  private final java.util.concurrent.ExecutorService migrationWorker;
+  private final MapOutputMigration migration;
   /** The delegation tokens sent last ({@link #updateTokens}); null before. Event loop. */
   private byte[] latestTokens;
   /** See {@link #showSubmissionSettings}. */
@@ -133,69 +130,13 @@ public final class Driver implements AutoCloseable {
         allocationClient);
     this.maxAttempts = TideOptions.TASK_MAX_ATTEMPTS.get(conf);
     this.executors = new ExecutorRegistry(ExecutorHeartbeats.from(conf));
-    this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "tide-driver");
-      t.setDaemon(true);
-      return t;
-    });
+    this.loop = new EventLoop("tide-driver",
+        t -> finish(JobResult.failure("driver error: " + ThrowableSummary.of(t))));
     this.status = new JobStatus(TideOptions.JOB.get(conf), 0, 2, 0, 0, 0, 0, 0, 0, 0f, "", "");
-    this.migrationWorker = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "tide-driver-migrate");
-      t.setDaemon(true);
-      return t;
-    });
-    this.migrator = new ShuffleMigrator(this::post, this::mapOutputTable, this::migrate,
-        migrationWorker, clock, (event, keyValues) -> events.record(event, keyValues));
-    leaving.addListener(new NodeMigration(migrator, leaving, clock));
-  }
-
-  /** The running job's map-output table, for the migrator (event loop); null before the job. */
-  private ShuffleMigrator.MapOutputTable mapOutputTable() {
-    JobScheduler s = scheduler;
-    if (s == null) {
-      return null;
-    }
-    return new ShuffleMigrator.MapOutputTable() {
-      @Override
-      public List<JobScheduler.ServedOutput> mapOutputsOn(String host) {
-        return s.mapOutputsOn(host);
-      }
-
-      @Override
-      public java.util.Map<String, Integer> liveShuffleServices() {
-        return s.liveShuffleServices();
-      }
-
-      @Override
-      public boolean moveMapOutput(int shuffleId, int mapId, String fromHost, int fromPort,
-          String toHost, int toPort) {
-        if (!s.moveMapOutput(shuffleId, mapId, fromHost, fromPort, toHost, toPort)) {
-          return false;
-        }
-        // Reducers already running fetch it from its new place too (if they have not yet).
-        RpcMessage moved = new RpcMessage.MapOutputsMoved(shuffleId,
-            List.of(new dev.tide.rpc.MapLocation(mapId, toHost, toPort)));
-        for (Channel channel : executors.channels()) {
-          RpcChannels.send(channel, moved);
-        }
-        return true;
-      }
-    };
-  }
-
-  /**
-   * One MIGRATE_REQUEST to a node's shuffle service, authenticated with the application's
-   * secret; waits (on the migrator's thread) as long as the copy may take, and a little more.
-   */
-  private dev.tide.shuffle.protocol.MigrateReply migrate(String host, int port,
-      String targetHost, int targetPort, long timeoutMillis,
-      List<dev.tide.shuffle.protocol.MapOutputId> maps) throws Exception {
-    java.time.Duration wait = java.time.Duration.ofMillis(timeoutMillis).plusMinutes(2);
-    try (dev.tide.shuffle.client.ShuffleClient client = new dev.tide.shuffle.client.ShuffleClient(
-        appId, secret, dev.tide.shuffle.client.ShuffleClientConfig.DEFAULTS.withReadTimeout(wait)
-            .withEncryption(dev.tide.app.AppOptions.networkCryptoEnabled(conf)))) {
-      return client.migrate(host, port, targetHost, targetPort, timeoutMillis, maps);
-    }
+    this.migration = new MapOutputMigration(appId, secret, AppOptions.networkCryptoEnabled(conf),
+        loop::post, () -> scheduler, executors::channels, clock,
+        (event, keyValues) -> events.record(event, keyValues));
+    leaving.addListener(new NodeMigration(migration.migrator(), leaving, clock));
   }
 
   /** Starts the RPC server; returns the address executors connect to. */
@@ -204,12 +145,12 @@ public final class Driver implements AutoCloseable {
         new RpcListener() {
           @Override
           public void onMessage(Channel channel, RpcMessage message) {
-            post(() -> handle(channel, message));
+            loop.post(() -> handle(channel, message));
           }
 
           @Override
           public void onClose(Channel channel) {
-            post(() -> channelClosed(channel));
+            loop.post(() -> channelClosed(channel));
           }
         }, AppOptions.networkCryptoEnabled(conf));
     LOG.info("Driver of {} listening for executors on port {}{}", appId, bound.getPort(),
@@ -250,17 +191,8 @@ public final class Driver implements AutoCloseable {
 
   /** Runs the job to its end; job failures are returned, not thrown. */
   public JobResult run() throws InterruptedException {
-    post(this::startJob);
-    loop.scheduleWithFixedDelay(() -> {
-      try {
-        tick();
-      } catch (Throwable t) {
-        // A scheduled task's throwable goes only to its future: caught here, or the tick stops
-        // for good and the job waits forever.
-        LOG.error("Driver tick failed", t);
-        finish(JobResult.failure("driver error: " + ThrowableSummary.of(t)));
-      }
-    }, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
+    loop.post(this::startJob);
+    loop.every(tickMillis, this::tick);
     try {
       return result.get();
     } catch (ExecutionException e) {
@@ -289,7 +221,7 @@ public final class Driver implements AutoCloseable {
   public void executorLaunched(String executorId, String host, int shufflePort,
       long sinceAllocationMillis) {
     long allocatedAt = clock.getAsLong() - Math.max(0, sinceAllocationMillis);
-    post(() -> {
+    loop.post(() -> {
       executors.launched(executorId, host, shufflePort, allocatedAt);
       addIfReady(executorId);
     });
@@ -324,7 +256,7 @@ public final class Driver implements AutoCloseable {
    * (see DESIGN.md "Container outcome"); {@code diagnostics} says why it ended.
    */
   public void executorExited(String executorId, boolean failure, String diagnostics) {
-    post(() -> executorGone(executorId, (failure ? "failed: " : "exited: ") + diagnostics));
+    loop.post(() -> executorGone(executorId, (failure ? "failed: " : "exited: ") + diagnostics));
   }
 
   /**
@@ -351,7 +283,7 @@ public final class Driver implements AutoCloseable {
    * {@link NodeStateListener}s hear of it. Any thread; returns at once.
    */
   public void onNodeDecommissioning(String host, long leavesAtMillis) {
-    post(() -> nodeDecommissioning(host, leavesAtMillis));
+    loop.post(() -> nodeDecommissioning(host, leavesAtMillis));
   }
 
   /**
@@ -360,7 +292,7 @@ public final class Driver implements AutoCloseable {
    * for any executor. Any thread; returns at once.
    */
   public void onNodeLost(String host) {
-    post(() -> {
+    loop.post(() -> {
       LOG.info("Node {} has left the cluster", host);
       leaving.lost(host);
     });
@@ -371,7 +303,7 @@ public final class Driver implements AutoCloseable {
    * executors there get tasks again. Any thread; returns at once.
    */
   public void onNodeRunning(String host) {
-    post(() -> {
+    loop.post(() -> {
       if (leaving.running(host)) {
         LOG.info("Node {} is no longer being decommissioned; new executors there get tasks",
             host);
@@ -387,7 +319,7 @@ public final class Driver implements AutoCloseable {
    * node. Any thread; returns at once.
    */
   public void executorPreempted(String executorId, String why) {
-    post(() -> drain(List.of(executorId), "preempted: " + why));
+    loop.post(() -> drain(List.of(executorId), "preempted: " + why));
   }
 
   /**
@@ -403,7 +335,7 @@ public final class Driver implements AutoCloseable {
    * then returns a failure carrying {@code diagnostics}.
    */
   public void abort(String diagnostics) {
-    post(() -> finish(JobResult.failure(diagnostics)));
+    loop.post(() -> finish(JobResult.failure(diagnostics)));
   }
 
   /**
@@ -415,11 +347,11 @@ public final class Driver implements AutoCloseable {
    */
   public CompletableFuture<Boolean> kill(String diagnostics) {
     CompletableFuture<Boolean> done = new CompletableFuture<>();
-    if (loop.isShutdown()) {
+    if (loop.isStopped()) {
       done.complete(false); // closed: the job has ended and its log is written
       return done;
     }
-    post(() -> {
+    loop.post(() -> {
       try {
         finish(JobResult.killed(diagnostics));
       } finally {
@@ -437,7 +369,7 @@ public final class Driver implements AutoCloseable {
    */
   public void updateTokens(byte[] credentials) {
     byte[] copy = credentials.clone();
-    post(() -> {
+    loop.post(() -> {
       latestTokens = copy;
       int sent = 0;
       for (Channel channel : executors.channels()) {
@@ -451,42 +383,20 @@ public final class Driver implements AutoCloseable {
 
   /** Records a cluster-side event in the application's event log (if one is configured). */
   public void logEvent(EventName event, Object... keyValues) {
-    post(() -> events.record(event, keyValues));
+    loop.post(() -> events.record(event, keyValues));
   }
 
   @Override
   public void close() {
-    post(() -> {
+    loop.post(() -> {
       for (Channel channel : executors.channels()) {
         RpcChannels.send(channel, new RpcMessage.Shutdown("application " + appId + " ended"));
       }
       events.close();
     });
-    loop.shutdown();
-    migrationWorker.shutdownNow();
-    try {
-      loop.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    migration.close();
+    loop.stop(Duration.ofSeconds(5));
     rpc.close();
-  }
-
-  private void post(Runnable work) {
-    try {
-      loop.execute(() -> {
-        try {
-          work.run();
-        } catch (Throwable t) {
-          // Errors too (a user class's NoSuchMethodError in a partitioner, say): anything
-          // that escapes here would only end this task and leave the job waiting forever.
-          LOG.error("Driver event failed", t);
-          finish(JobResult.failure("driver error: " + ThrowableSummary.of(t)));
-        }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      LOG.debug("Driver stopped; dropping an event");
-    }
   }
 
   private void startJob() {
@@ -526,8 +436,8 @@ public final class Driver implements AutoCloseable {
       addIfReady(id);
     }
     PlanSession session = new PlanSession(context,
-        (plan, done) -> post(() -> startPlan(plan, done)),
-        (executors, within) -> post(() -> expectWork(executors, within)));
+        (plan, done) -> loop.post(() -> startPlan(plan, done)),
+        (executors, within) -> loop.post(() -> expectWork(executors, within)));
     if (job instanceof StreamingJob streamingJob) {
       stream = new StreamSession(conf, scheduler, executors, events, clock, session,
           new StreamHost());
@@ -538,21 +448,21 @@ public final class Driver implements AutoCloseable {
         return;
       }
       StreamRunner runner = new StreamRunner(streamingJob, stream.hooks());
-      JobThread.start("tide-stream", jobName, runner::run, end -> post(() -> finish(end)));
+      JobThread.start("tide-stream", jobName, runner::run, end -> loop.post(() -> finish(end)));
       return;
     }
     JobThread.start("tide-job", jobName, () -> {
       job.run(session);
       return "job " + jobName + " finished: " + plans.tasksOfPlans() + " tasks in "
           + session.plansRun() + (session.plansRun() == 1 ? " plan" : " plans");
-    }, end -> post(() -> finish(end)));
+    }, end -> loop.post(() -> finish(end)));
   }
 
   /** What a stream asks of the driver: the event loop, the executor target, removals. */
   private final class StreamHost implements StreamSession.Host {
     @Override
     public <T> T call(Supplier<T> work) throws InterruptedException {
-      return Driver.this.call(work);
+      return loop.call(work);
     }
 
     @Override
@@ -575,28 +485,6 @@ public final class Driver implements AutoCloseable {
       updateStatus();
     }
   }
-
-  /** Runs {@code work} on the event loop and waits for its result. */
-  private <T> T call(Supplier<T> work) throws InterruptedException {
-    CompletableFuture<T> done = new CompletableFuture<>();
-    post(() -> {
-      try {
-        done.complete(work.get());
-      } catch (RuntimeException | Error e) {
-        done.completeExceptionally(e);
-        throw e;
-      }
-    });
-    try {
-      return done.get();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("driver error: " + e.getCause(), e.getCause());
-    }
-  }
-
-
-
-
 
   /** On the event loop: starts the job's next plan, unless the application is ending. */
   private void startPlan(JobPlan next, CompletableFuture<String> done) {
@@ -762,8 +650,9 @@ public final class Driver implements AutoCloseable {
     }
     if (now - lastTimelineMillis >= TIMELINE_MILLIS) {
       lastTimelineMillis = now;
-      events.record(EventName.TIMELINE, "target", target.last(), "executors", scheduler.activeExecutors(),
-          "pendingTasks", scheduler.pendingTasks(), "runningTasks", scheduler.runningTasks());
+      events.record(EventName.TIMELINE, "target", target.last(), "executors",
+          scheduler.activeExecutors(), "pendingTasks", scheduler.pendingTasks(), "runningTasks",
+          scheduler.runningTasks());
     }
     updateStatus();
   }
