@@ -13,6 +13,7 @@ import dev.tide.shuffle.ShuffleLayout;
 import dev.tide.shuffle.client.ShuffleClient;
 import dev.tide.shuffle.server.ShuffleServer;
 import dev.tide.shuffle.server.ShuffleServerConfig;
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,10 +26,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -132,14 +133,12 @@ class ShuffleSegmentsTest {
   }
 
   /**
-   * The service's count of fetches served, once it has reached {@code expected} or 5 s have
-   * passed: it counts a fetch when the reply's write completes, which the client may see first.
+   * The service's count of fetches served, once it has reached {@code expected}: it counts a
+   * fetch when the reply's write completes, which the client may see first.
    */
   private long servedOnceWritten(long expected) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (server.stats().fetchesServed() < expected && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
-    }
+    Await.until(Duration.ofSeconds(30), "the service to count " + expected + " fetches served",
+        () -> server.stats().fetchesServed() >= expected);
     return server.stats().fetchesServed();
   }
 
