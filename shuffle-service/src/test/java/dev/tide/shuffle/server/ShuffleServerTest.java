@@ -131,11 +131,11 @@ class ShuffleServerTest {
   }
 
   /**
-   * A reader whose disk takes 4 s for its first write: that work runs on the thread that
+   * A reader whose disk takes 5 s for its first write: that work runs on the thread that
    * called fetch, not the client's I/O thread; meanwhile the connection is not read beyond the
-   * pause bound (without the pause all 24 MiB would be in memory), no read timeout (1.5 s, well
-   * under the pause; a shorter one lapsed while the server itself was starved of CPU at load
-   * 22) fires, and every byte arrives in order.
+   * pause bound (without the pause all 24 MiB would be in memory), no read timeout (3 s, under
+   * the pause, with room for a server starved of CPU: 1 s once lapsed at load 22) fires, and
+   * every byte arrives in order.
    */
   @Test
   void aReadersBlockingWorkRunsOnTheFetchingThreadWhileTheConnectionWaits() throws Exception {
@@ -143,7 +143,7 @@ class ShuffleServerTest {
     MapOutputs.write(appDirs, 8, 0, lengths);
     List<BlockId> blocks = List.of(BlockId.of(8, 0, 0));
     try (ShuffleClient client = new ShuffleClient(APP, SECRET,
-        ShuffleClientConfig.DEFAULTS.withReadTimeout(Duration.ofMillis(1500)))) {
+        ShuffleClientConfig.DEFAULTS.withReadTimeout(Duration.ofSeconds(3)))) {
       Thread fetching = Thread.currentThread();
       java.util.Set<Thread> workedOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
       java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
@@ -167,7 +167,7 @@ class ShuffleServerTest {
           offload.submit(piece.length, () -> {
             workedOn.add(Thread.currentThread());
             if (written.get() == 0) {
-              long until = System.nanoTime() + 4_000_000_000L; // a slow disk
+              long until = System.nanoTime() + 5_000_000_000L; // a slow disk
               while (System.nanoTime() < until) {
                 java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
               }
