@@ -98,13 +98,14 @@ class DriverHeartbeatTest {
     driver.executorLaunched("2", "localhost", 1);
     awaitRunning(driver, 2);
 
-    // Time passes on the driver's clock in steps far shorter than the timeout, while the real
-    // executor's heartbeats (every 50 ms of real time) keep arriving.
+    // Time passes on the driver's clock in steps far shorter than the timeout and no faster
+    // than real time, while the real executor's heartbeats (every 50 ms of real time) keep
+    // arriving: only a stall of its JVM for the whole timeout would make it miss them.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!lostKilled.isDone() && System.nanoTime() < deadline) {
       clock.addAndGet(100);
       try {
-        lostKilled.get(20, TimeUnit.MILLISECONDS); // returns as soon as it is declared lost
+        lostKilled.get(100, TimeUnit.MILLISECONDS); // returns as soon as it is declared lost
       } catch (java.util.concurrent.TimeoutException notYet) {
         // move the clock on
       }

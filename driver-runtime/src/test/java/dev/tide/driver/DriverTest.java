@@ -387,6 +387,9 @@ class DriverTest {
   void anIdleExecutorIsToldWhyBeforeItsContainerIsReleased() throws Exception {
     Configuration conf = sleepJob("-m", "1", "-mt", "600000");
     conf.set(TideOptions.DA_EXECUTOR_IDLE_TIMEOUT.key(), "1s");
+    // The scripted busy executor sends no heartbeats: however long the removal takes in real
+    // time (the clock below runs faster), it is not declared lost meanwhile.
+    conf.set(TideOptions.EXECUTOR_HEARTBEAT_TIMEOUT.key(), "1h");
     Driver driver = driver(conf);
     int[] port = new int[1];
     run(driver, port);
