@@ -25,10 +25,11 @@ import java.util.TreeMap;
  * A user job of several shuffle stages, in two shapes, each with an independent computation of
  * its output for the tests ({@link #expectedChain}, {@link #expectedJoin}):
  * <ul>
- *   <li>{@code chain <maps> <wordsPerMap> <output> [delayMs]}: words -> count per word ->
- *       words per count bucket -> total per bucket: three shuffle stages after the input stage,
- *       writing {@code b<count/5><TAB><words>} lines. The third stage's tasks wait
- *       {@code delayMs} before reading (so a test can remove a map output under them).
+ *   <li>{@code chain <maps> <wordsPerMap> <output> [delayMs | gate:<path>]}: words -> count
+ *       per word -> words per count bucket -> total per bucket: three shuffle stages after the
+ *       input stage, writing {@code b<count/5><TAB><words>} lines. The third stage's tasks wait
+ *       {@code delayMs}, or until a file exists at {@code path} (a test creates it once it has
+ *       removed or damaged a map output under them), before reading.
  *   <li>{@code join <userSplits> <orderSplits> <output> [failingPartition]}: a users input (no
  *       user whose id is a multiple of 7) and an orders input (some for unknown users) joined by
  *       user id into one shuffle stage, writing {@code name<TAB>orders<TAB>amount} for every user
@@ -42,12 +43,15 @@ public final class DagJob implements TideJob {
   static final int ORDERS_PER_SPLIT = 300;
   /** The join's reduce partitions. */
   static final int JOIN_PARTITIONS = 3;
+  /** How long a task waits for the test's gate file or for another task's commit. */
+  static final java.time.Duration GATE_WAIT = java.time.Duration.ofSeconds(120);
 
   @Override
   public JobPlan plan(JobContext context) {
     List<String> args = context.args();
     if (args.size() < 4) {
-      throw new IllegalArgumentException("usage: chain <maps> <wordsPerMap> <output> [delayMs]"
+      throw new IllegalArgumentException("usage: chain <maps> <wordsPerMap> <output> [delayMs |"
+          + " gate:<path>]"
           + " | join <userSplits> <orderSplits> <output>");
     }
     int a = Integer.parseInt(args.get(1));
@@ -167,17 +171,30 @@ public final class DagJob implements TideJob {
 
   /** Counts the words of each count and emits (bucket, words). */
   public static final class BucketReducer implements Reducer {
+    private static final String GATE = "gate:";
     private long delayMillis;
+    /** The file the tasks wait for, or null. */
+    private org.apache.hadoop.fs.Path gate;
+    private JobContext context;
 
     @Override
     public void configure(JobContext context) {
+      this.context = context;
       List<String> args = context.args();
-      delayMillis = args.size() > 4 ? Long.parseLong(args.get(4)) : 0;
+      String wait = args.size() > 4 ? args.get(4) : "0";
+      if (wait.startsWith(GATE)) {
+        gate = new org.apache.hadoop.fs.Path(wait.substring(GATE.length()));
+      } else {
+        delayMillis = Long.parseLong(wait);
+      }
     }
 
     @Override
     public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
+      if (gate != null) {
+        FileGate.await(context.conf(), gate, "the test's gate", GATE_WAIT);
+      }
       Thread.sleep(delayMillis);
       forEachKey(records, (key, values) -> output.emit(utf8(bucket(asLong(key))),
           longBytes(values.size())));
@@ -251,24 +268,18 @@ public final class DagJob implements TideJob {
     }
 
     /**
-     * Waits (polling, 60 s at most) until every other join partition committed its file: a
-     * task commit renames the attempt's directory to {@code <output>/_temporary/task_NNNNN}.
+     * Waits until every other join partition committed its file: a task commit renames the
+     * attempt's directory to {@code <output>/_temporary/task_NNNNN}.
      */
     private void awaitOtherPartitionsCommitted(int partition)
         throws IOException, InterruptedException {
       org.apache.hadoop.fs.Path temporary =
           new org.apache.hadoop.fs.Path(context.args().get(3), "_temporary");
-      org.apache.hadoop.fs.FileSystem fs = temporary.getFileSystem(context.conf());
-      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
       for (int other = 0; other < JOIN_PARTITIONS; other++) {
-        org.apache.hadoop.fs.Path task =
-            new org.apache.hadoop.fs.Path(temporary, String.format("task_%05d", other));
-        while (other != partition && !fs.exists(task)) {
-          if (System.nanoTime() - deadline > 0) {
-            throw new IllegalStateException("join partition " + other + " did not commit"
-                + " within 60 s (no " + task + ")");
-          }
-          Thread.sleep(100); // the poll's interval
+        if (other != partition) {
+          FileGate.await(context.conf(), new org.apache.hadoop.fs.Path(temporary,
+              String.format("task_%05d", other)), "join partition " + other + "'s commit",
+              GATE_WAIT);
         }
       }
     }

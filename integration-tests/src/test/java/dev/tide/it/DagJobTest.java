@@ -35,6 +35,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class DagJobTest {
   private static final String EVENTS = "/tide-events-dag";
+  /** The file the lost-output test creates once it has deleted the map output. */
+  private static final String LOST_GATE = "/dag/lost-gate";
   private static EmbeddedCluster cluster;
 
   @BeforeAll
@@ -83,14 +85,14 @@ class DagJobTest {
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
       try {
         return Submitter.run(jobConf(), System.out, DagJob.class.getName(), "chain", "4",
-            "5000", "/dag/lost", "4000");
+            "5000", "/dag/lost", "gate:" + LOST_GATE);
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
     });
     FileSystem fs = cluster.fileSystem();
-    // Once stage 2 ('byCount') has started (its tasks wait 4 s before reading), delete the
-    // output of stage 1 ('count') task 0 from the NodeManager's disk.
+    // Once stage 2 ('byCount') has started (its tasks wait for the gate file before reading),
+    // delete the output of stage 1 ('count') task 0 from the NodeManager's disk.
     String appId = Await.value(Duration.ofSeconds(120), "stage 2 started", () -> {
       String running = appRunningStage(fs, "2");
       assertTrue(running != null || !job.isDone(), "stage 2 started");
@@ -105,6 +107,7 @@ class DagJobTest {
       }
     }
     assertEquals(2, deleted, "stage 1 task 0's data and index files were found and deleted");
+    fs.create(new org.apache.hadoop.fs.Path(LOST_GATE)).close();
     JobRun run = job.get(180, TimeUnit.SECONDS);
     assertEquals(0, run.exitCode(), run.output());
     assertEquals(DagJob.expectedChain(4, 5000), lines(fs, "/dag/lost"));
@@ -197,15 +200,16 @@ class DagJobTest {
   }
 
   /**
-   * Runs the chain job (stage 2 waits 4 s before reading) and, once stage 2 has started, flips
-   * one byte in the middle of stage 1 task 0's data file (or index) on its NodeManager's disk.
+   * Runs the chain job and, once stage 2 has started (its tasks wait for a gate file before
+   * reading), flips one byte in the middle of stage 1 task 0's data file (or index) on its
+   * NodeManager's disk, then opens the gate.
    */
   private static JobRun runWithDamage(String output, Configuration conf, boolean index)
       throws Exception {
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
       try {
         return Submitter.run(conf, System.out, DagJob.class.getName(), "chain", "4", "5000",
-            output, "4000");
+            output, "gate:" + output + "-gate");
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
@@ -226,6 +230,7 @@ class DagJobTest {
       one.put(0, (byte) (one.get(0) ^ 0x20)).rewind();
       ch.write(one, at);
     }
+    fs.create(new org.apache.hadoop.fs.Path(output + "-gate")).close();
     return job.get(180, TimeUnit.SECONDS);
   }
 

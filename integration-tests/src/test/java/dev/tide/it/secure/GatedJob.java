@@ -7,16 +7,17 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
+import dev.tide.it.FileGate;
 import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -25,14 +26,14 @@ import org.apache.hadoop.fs.Path;
  * then see the application fetch through the service again. Each plan sums the numbers
  * {@code 0 .. SPLITS*PER_SPLIT-1} by their residue modulo {@link #KEYS} and writes
  * {@code r<k><TAB>sum} lines, the first under {@code <output>/before}, the second under
- * {@code <output>/after}. Between them the driver waits (at most {@link #GATE_WAIT_MS}) for the
+ * {@code <output>/after}. Between them the driver waits (at most {@link #GATE_WAIT}) for the
  * file {@code <gate>} to exist.
  */
 public final class GatedJob implements TideJob {
   static final int SPLITS = 3;
   static final int PER_SPLIT = 1000;
   static final int KEYS = 4;
-  static final long GATE_WAIT_MS = 180_000;
+  static final Duration GATE_WAIT = Duration.ofSeconds(180);
 
   /** What each plan writes: {@code r<k>} -> the sum of the numbers with residue k. */
   static Map<String, Long> expected() {
@@ -53,15 +54,7 @@ public final class GatedJob implements TideJob {
     }
     session.run(JobPlan.mapReduce("before the gate", splits, NumberMapper.class,
         SumReducer.class, 2, output + "/before"));
-    FileSystem fs = gate.getFileSystem(session.context().conf());
-    long deadline = System.currentTimeMillis() + GATE_WAIT_MS;
-    while (!fs.exists(gate)) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("no gate file " + gate + " after " + GATE_WAIT_MS
-            + " ms");
-      }
-      Thread.sleep(200); // the job's own wait for its gate, polled
-    }
+    FileGate.await(session.context().conf(), gate, "the gate file", GATE_WAIT);
     session.run(JobPlan.mapReduce("after the gate", splits, NumberMapper.class,
         SumReducer.class, 2, output + "/after"));
   }
