@@ -7,6 +7,7 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
+import dev.tide.testing.Await;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -25,11 +26,11 @@ import java.util.TreeMap;
  * A user job of several shuffle stages, in two shapes, each with an independent computation of
  * its output for the tests ({@link #expectedChain}, {@link #expectedJoin}):
  * <ul>
- *   <li>{@code chain <maps> <wordsPerMap> <output> [delayMs | gate:<path>]}: words -> count
- *       per word -> words per count bucket -> total per bucket: three shuffle stages after the
- *       input stage, writing {@code b<count/5><TAB><words>} lines. The third stage's tasks wait
- *       {@code delayMs}, or until a file exists at {@code path} (a test creates it once it has
- *       removed or damaged a map output under them), before reading.
+ *   <li>{@code chain <maps> <wordsPerMap> <output> [gate]}: words -> count per word -> words
+ *       per count bucket -> total per bucket: three shuffle stages after the input stage,
+ *       writing {@code b<count/5><TAB><words>} lines. With {@code gate}, the third stage's tasks
+ *       wait until a file exists at that path (a test creates it once it has removed or damaged
+ *       a map output under them) before reading.
  *   <li>{@code join <userSplits> <orderSplits> <output> [failingPartition]}: a users input (no
  *       user whose id is a multiple of 7) and an orders input (some for unknown users) joined by
  *       user id into one shuffle stage, writing {@code name<TAB>orders<TAB>amount} for every user
@@ -44,14 +45,13 @@ public final class DagJob implements TideJob {
   /** The join's reduce partitions. */
   static final int JOIN_PARTITIONS = 3;
   /** How long a task waits for the test's gate file or for another task's commit. */
-  static final java.time.Duration GATE_WAIT = java.time.Duration.ofSeconds(120);
+  private static final java.time.Duration GATE_WAIT = java.time.Duration.ofSeconds(120);
 
   @Override
   public JobPlan plan(JobContext context) {
     List<String> args = context.args();
     if (args.size() < 4) {
-      throw new IllegalArgumentException("usage: chain <maps> <wordsPerMap> <output> [delayMs |"
-          + " gate:<path>]"
+      throw new IllegalArgumentException("usage: chain <maps> <wordsPerMap> <output> [gate]"
           + " | join <userSplits> <orderSplits> <output>");
     }
     int a = Integer.parseInt(args.get(1));
@@ -171,8 +171,6 @@ public final class DagJob implements TideJob {
 
   /** Counts the words of each count and emits (bucket, words). */
   public static final class BucketReducer implements Reducer {
-    private static final String GATE = "gate:";
-    private long delayMillis;
     /** The file the tasks wait for, or null. */
     private org.apache.hadoop.fs.Path gate;
     private JobContext context;
@@ -181,21 +179,15 @@ public final class DagJob implements TideJob {
     public void configure(JobContext context) {
       this.context = context;
       List<String> args = context.args();
-      String wait = args.size() > 4 ? args.get(4) : "0";
-      if (wait.startsWith(GATE)) {
-        gate = new org.apache.hadoop.fs.Path(wait.substring(GATE.length()));
-      } else {
-        delayMillis = Long.parseLong(wait);
-      }
+      gate = args.size() > 4 ? new org.apache.hadoop.fs.Path(args.get(4)) : null;
     }
 
     @Override
     public void reduce(int partition, Iterator<KeyValue> records, ReduceOutput output)
         throws Exception {
       if (gate != null) {
-        FileGate.await(context.conf(), gate, "the test's gate", GATE_WAIT);
+        awaitFile(context, gate, "the test's gate");
       }
-      Thread.sleep(delayMillis);
       forEachKey(records, (key, values) -> output.emit(utf8(bucket(asLong(key))),
           longBytes(values.size())));
     }
@@ -277,9 +269,8 @@ public final class DagJob implements TideJob {
           new org.apache.hadoop.fs.Path(context.args().get(3), "_temporary");
       for (int other = 0; other < JOIN_PARTITIONS; other++) {
         if (other != partition) {
-          FileGate.await(context.conf(), new org.apache.hadoop.fs.Path(temporary,
-              String.format("task_%05d", other)), "join partition " + other + "'s commit",
-              GATE_WAIT);
+          awaitFile(context, new org.apache.hadoop.fs.Path(temporary,
+              String.format("task_%05d", other)), "join partition " + other + "'s commit");
         }
       }
     }
@@ -349,4 +340,11 @@ public final class DagJob implements TideJob {
     }
   }
 
+
+  /** Waits until {@code path} exists (task code: the containers have the tests' classpath). */
+  private static void awaitFile(JobContext context, org.apache.hadoop.fs.Path path, String what)
+      throws IOException {
+    org.apache.hadoop.fs.FileSystem fs = path.getFileSystem(context.conf());
+    Await.until(GATE_WAIT, what + " (" + path + ")", () -> fs.exists(path));
+  }
 }

@@ -85,7 +85,7 @@ class DagJobTest {
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
       try {
         return Submitter.run(jobConf(), System.out, DagJob.class.getName(), "chain", "4",
-            "5000", "/dag/lost", "gate:" + LOST_GATE);
+            "5000", "/dag/lost", LOST_GATE);
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
@@ -209,7 +209,7 @@ class DagJobTest {
     CompletableFuture<JobRun> job = CompletableFuture.supplyAsync(() -> {
       try {
         return Submitter.run(conf, System.out, DagJob.class.getName(), "chain", "4", "5000",
-            output, "gate:" + output + "-gate");
+            output, output + "-gate");
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }

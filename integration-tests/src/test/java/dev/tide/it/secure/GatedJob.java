@@ -7,7 +7,7 @@ import dev.tide.driver.job.KeyValue;
 import dev.tide.driver.job.Mapper;
 import dev.tide.driver.job.Reducer;
 import dev.tide.driver.job.TideJob;
-import dev.tide.it.FileGate;
+import dev.tide.testing.Await;
 import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +18,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -54,7 +55,8 @@ public final class GatedJob implements TideJob {
     }
     session.run(JobPlan.mapReduce("before the gate", splits, NumberMapper.class,
         SumReducer.class, 2, output + "/before"));
-    FileGate.await(session.context().conf(), gate, "the gate file", GATE_WAIT);
+    FileSystem fs = gate.getFileSystem(session.context().conf());
+    Await.until(GATE_WAIT, "the gate file " + gate, () -> fs.exists(gate));
     session.run(JobPlan.mapReduce("after the gate", splits, NumberMapper.class,
         SumReducer.class, 2, output + "/after"));
   }
